@@ -1,0 +1,34 @@
+/**
+ * The D1 session index: one row per session (root, sub-agent or fork) so a
+ * tenant can list its sessions and walk their lineage without waking objects.
+ * The session object owns the content; this table only indexes it.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    tenant: text("tenant").notNull(),
+    cwd: text("cwd").notNull(),
+    additionalDirectories: text("additional_directories", { mode: "json" }).$type<string[]>().notNull().default([]),
+    title: text("title"),
+    model: text("model").notNull(),
+    mode: text("mode").notNull(),
+    kind: text("kind", { enum: ["root", "subagent", "fork"] }).notNull().default("root"),
+    parentId: text("parent_id"),
+    rootId: text("root_id").notNull(),
+    status: text("status", { enum: ["active", "closed", "ended"] }).notNull().default("active"),
+    endReason: text("end_reason"),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("sessions_tenant_updated").on(t.tenant, t.updatedAt, t.id),
+    index("sessions_tenant_cwd_updated").on(t.tenant, t.cwd, t.updatedAt, t.id),
+    index("sessions_parent").on(t.parentId),
+  ],
+);
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type NewSessionRow = typeof sessions.$inferInsert;

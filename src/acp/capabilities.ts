@@ -1,0 +1,49 @@
+/**
+ * What the agent tells the client at `initialize`. The protocol version is
+ * always 1: the client decides whether it can speak it.
+ */
+import type { AuthMethod, ClientCapabilities, InitializeResponse } from "@agentclientprotocol/sdk";
+import pkg from "../../package.json";
+
+export const AGENT_NAME = "hermes-edge";
+export const AGENT_VERSION: string = pkg.version;
+export const PROTOCOL_VERSION = 1;
+
+/** The bearer token the connection was opened with is the credential. */
+export const TOKEN_AUTH_METHOD_ID = "hermes-edge-token";
+/** Runs `hermes-edge-proxy --setup` in a terminal to save URL and token. */
+export const SETUP_AUTH_METHOD_ID = "hermes-edge-setup";
+
+export function authMethods(client: ClientCapabilities | undefined): AuthMethod[] {
+  const methods: AuthMethod[] = [
+    {
+      id: TOKEN_AUTH_METHOD_ID,
+      name: "hermes-edge token",
+      description: "The token from HERMES_EDGE_TOKENS that the connection was opened with.",
+    },
+  ];
+  // ACP: a terminal method may be offered only to clients that can run one.
+  if (client?.auth?.terminal) {
+    methods.push({
+      type: "terminal",
+      id: SETUP_AUTH_METHOD_ID,
+      name: "Configure hermes-edge",
+      description: "Asks for the service URL and token, checks them and saves them for this user.",
+      args: ["--setup"],
+    });
+  }
+  return methods;
+}
+
+export function initializeResult(client: ClientCapabilities | undefined): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentInfo: { name: AGENT_NAME, version: AGENT_VERSION },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, embeddedContext: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+    },
+    authMethods: authMethods(client),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * zod schemas for every param the service reads. Written once here and checked
+ * against the SDK's generated types with `conforms<T>()`, so a protocol change
+ * that breaks them fails the type check instead of drifting.
+ */
+import { z } from "zod";
+import type {
+  AuthenticateRequest,
+  CancelNotification,
+  CancelRequestNotification,
+  CloseSessionRequest,
+  ContentBlock,
+  DeleteSessionRequest,
+  InitializeRequest,
+  ListSessionsRequest,
+  LoadSessionRequest,
+  McpServer,
+  NewSessionRequest,
+  PromptRequest,
+  ResumeSessionRequest,
+} from "@agentclientprotocol/sdk";
+
+/** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
+const conforms =
+  <T>() =>
+  <S extends z.ZodType<T>>(schema: S): S =>
+    schema;
+
+const zMeta = z.record(z.string(), z.unknown()).nullish();
+
+/** Absolute POSIX or Windows path; ACP requires absolute `cwd`s. */
+export const zAbsolutePath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("\\\\"), {
+    message: "must be an absolute path",
+  })
+  .refine((p) => !p.includes("\0"), { message: "must not contain NUL bytes" });
+
+const zSessionId = z.string().min(1).max(128);
+/** Accepted and ignored: the agent runs on the edge and cannot reach editor-local MCP servers. */
+const zMcpServer = z.custom<McpServer>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
+  message: "an MCP server entry must be an object",
+});
+const zMcpServers = z.array(zMcpServer).default([]);
+
+export const zInitialize = conforms<InitializeRequest>()(
+  z.looseObject({
+    protocolVersion: z.number().int().min(0).max(65535),
+    clientCapabilities: z.looseObject({}).optional(),
+    clientInfo: z.looseObject({ name: z.string(), version: z.string() }).nullish(),
+    _meta: zMeta,
+  }),
+);
+
+export const zAuthenticate = conforms<AuthenticateRequest>()(
+  z.looseObject({ methodId: z.string().min(1), _meta: zMeta }),
+);
+
+export const zNewSession = conforms<NewSessionRequest>()(
+  z.looseObject({
+    cwd: zAbsolutePath,
+    additionalDirectories: z.array(zAbsolutePath).optional(),
+    mcpServers: zMcpServers,
+    _meta: zMeta,
+  }),
+);
+
+export const zLoadSession = conforms<LoadSessionRequest>()(
+  z.looseObject({
+    sessionId: zSessionId,
+    cwd: zAbsolutePath,
+    additionalDirectories: z.array(zAbsolutePath).optional(),
+    mcpServers: zMcpServers,
+    _meta: zMeta,
+  }),
+);
+
+export const zResumeSession = conforms<ResumeSessionRequest>()(
+  z.looseObject({
+    sessionId: zSessionId,
+    cwd: zAbsolutePath,
+    additionalDirectories: z.array(zAbsolutePath).optional(),
+    mcpServers: z.array(zMcpServer).optional(),
+    _meta: zMeta,
+  }),
+);
+
+export const zListSessions = conforms<ListSessionsRequest>()(
+  z.looseObject({ cwd: zAbsolutePath.nullish(), cursor: z.string().max(512).nullish(), _meta: zMeta }),
+);
+
+export const zSessionRef = conforms<CloseSessionRequest & DeleteSessionRequest & CancelNotification>()(
+  z.looseObject({ sessionId: zSessionId, _meta: zMeta }),
+);
+
+export const zCancelRequest = conforms<CancelRequestNotification>()(
+  z.looseObject({ requestId: z.union([z.string(), z.number().int(), z.null()]), _meta: zMeta }),
+);
+
+const zAnnotations = z.looseObject({}).nullish();
+const zTextResource = z.looseObject({ uri: z.string(), text: z.string(), mimeType: z.string().nullish() });
+const zBlobResource = z.looseObject({ uri: z.string(), blob: z.string(), mimeType: z.string().nullish() });
+
+export const zContentBlock = conforms<ContentBlock>()(
+  z.discriminatedUnion("type", [
+    z.looseObject({ type: z.literal("text"), text: z.string(), annotations: zAnnotations }),
+    z.looseObject({
+      type: z.literal("image"),
+      data: z.string(),
+      mimeType: z.string().min(1),
+      uri: z.string().nullish(),
+      annotations: zAnnotations,
+    }),
+    z.looseObject({ type: z.literal("audio"), data: z.string(), mimeType: z.string().min(1), annotations: zAnnotations }),
+    z.looseObject({
+      type: z.literal("resource_link"),
+      uri: z.string().min(1),
+      name: z.string(),
+      title: z.string().nullish(),
+      description: z.string().nullish(),
+      mimeType: z.string().nullish(),
+      size: z.number().nullish(),
+      annotations: zAnnotations,
+    }),
+    z.looseObject({
+      type: z.literal("resource"),
+      resource: z.union([zTextResource, zBlobResource]),
+      annotations: zAnnotations,
+    }),
+  ]),
+);
+
+export const zPrompt = conforms<PromptRequest>()(
+  z.looseObject({ sessionId: zSessionId, prompt: z.array(zContentBlock).min(1), _meta: zMeta }),
+);
+
+/** `_meta.hermes.afterSeq` on load/resume: replay only what the client missed. */
+export function afterSeqOf(meta: Record<string, unknown> | null | undefined): number | undefined {
+  const hermes = meta?.hermes;
+  if (typeof hermes !== "object" || hermes === null) return undefined;
+  const after = (hermes as Record<string, unknown>).afterSeq;
+  return typeof after === "number" && Number.isInteger(after) && after >= 0 ? after : undefined;
+}

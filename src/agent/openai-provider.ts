@@ -1,0 +1,101 @@
+/**
+ * `ModelProvider` over the `openai` package, against any OpenAI-compatible
+ * base URL. Retries are the turn loop's job, so the client's own are off.
+ */
+import OpenAI from "openai";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import {
+  ProviderError,
+  type FinishReason,
+  type ModelDelta,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+  type ModelToolCall,
+} from "./model-provider.js";
+
+export class OpenAIProvider implements ModelProvider {
+  readonly #client: OpenAI;
+
+  constructor(options: { baseURL: string; apiKey: string }) {
+    this.#client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: 600_000 });
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelDelta, ModelResult> {
+    let stream: AsyncIterable<ChatCompletionChunk>;
+    try {
+      stream = await this.#client.chat.completions.create(
+        {
+          model: request.model,
+          messages: request.messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+          ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+        },
+        { signal: request.signal },
+      );
+    } catch (err) {
+      throw toProviderError(err, request.signal);
+    }
+    const calls = new ToolCallAssembler();
+    let finishReason: FinishReason = "unknown";
+    let usage: ModelResult["usage"];
+    try {
+      for await (const chunk of stream) {
+        if (chunk.usage) {
+          usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        }
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (reasoning) yield { type: "reasoning", text: reasoning };
+        if (delta.content) yield { type: "text", text: delta.content };
+        for (const call of delta.tool_calls ?? []) calls.add(call);
+        if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
+      }
+    } catch (err) {
+      throw toProviderError(err, request.signal);
+    }
+    return { finishReason, toolCalls: calls.complete(), usage };
+  }
+}
+
+/** OpenAI streams a tool call as an id+name delta followed by argument fragments. */
+class ToolCallAssembler {
+  readonly #byIndex = new Map<number, ModelToolCall>();
+
+  add(delta: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+    const current = this.#byIndex.get(delta.index) ?? { id: "", name: "", arguments: "" };
+    if (delta.id) current.id = delta.id;
+    if (delta.function?.name) current.name += delta.function.name;
+    if (delta.function?.arguments) current.arguments += delta.function.arguments;
+    this.#byIndex.set(delta.index, current);
+  }
+
+  complete(): ModelToolCall[] {
+    return [...this.#byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+  }
+}
+
+function normalizeFinish(reason: string): FinishReason {
+  return reason === "stop" || reason === "length" || reason === "content_filter" || reason === "tool_calls"
+    ? reason
+    : reason === "function_call"
+      ? "tool_calls"
+      : "unknown";
+}
+
+function toProviderError(err: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return err; // the turn loop reports cancellation, not a failure
+  if (err instanceof OpenAI.APIError && err.status !== undefined) {
+    const status = err.status;
+    const retryable = status === 429 || status >= 500;
+    return new ProviderError(`model API answered ${status}: ${err.message}`, status, retryable, { cause: err });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProviderError(`model API unreachable: ${message}`, undefined, true, { cause: err });
+}

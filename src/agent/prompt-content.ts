@@ -1,0 +1,36 @@
+/**
+ * Turns an ACP prompt (text, images, resource links, embedded resources) into
+ * the content of one user message for an OpenAI-compatible model.
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ChatCompletionContentPart } from "openai/resources/chat/completions";
+
+export function toUserContent(prompt: ContentBlock[]): ChatCompletionContentPart[] {
+  return prompt.map(toPart);
+}
+
+function toPart(block: ContentBlock): ChatCompletionContentPart {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "image":
+      return { type: "image_url", image_url: { url: block.uri?.startsWith("http") ? block.uri : `data:${block.mimeType};base64,${block.data}` } };
+    case "audio":
+      return { type: "text", text: `[audio attachment (${block.mimeType}) omitted: this agent does not process audio]` };
+    case "resource_link":
+      return { type: "text", text: `[Referenced resource: ${block.title ?? block.name} <${block.uri}>${block.description ? ` — ${block.description}` : ""}]` };
+    case "resource": {
+      const r = block.resource;
+      if ("text" in r) return { type: "text", text: `<resource uri="${r.uri}">\n${r.text}\n</resource>` };
+      return { type: "text", text: `[binary resource ${r.uri} (${r.mimeType ?? "unknown type"}) omitted]` };
+    }
+  }
+}
+
+/** Plain text of a prompt, for titles and for keeping an interrupted prompt readable. */
+export function promptText(prompt: ContentBlock[]): string {
+  return prompt
+    .map((b) => (b.type === "text" ? b.text : b.type === "resource_link" ? b.uri : b.type === "resource" ? b.resource.uri : ""))
+    .filter(Boolean)
+    .join("\n");
+}

@@ -1,0 +1,180 @@
+/**
+ * One prompt turn: ask the model, stream its answer, run the tools it calls,
+ * feed their results back, and repeat until it stops or a limit is reached.
+ * Pure of Durable Objects: everything it touches arrives through `TurnDeps`.
+ */
+import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import { agentMessageChunk, agentThoughtChunk } from "../acp/updates.js";
+import { ChunkCoalescer } from "./chunk-coalescer.js";
+import type { ChatMessage, ModelProvider, ModelResult, ModelToolCall, ModelUsage } from "./model-provider.js";
+import { DEFAULT_RETRY, retryDelayMs, shouldRetry, sleep, type RetryPolicy } from "./retry.js";
+import { runToolCall, toolSpecs } from "./tool-runner.js";
+import type { AnyTool, ToolContext } from "../tools/tool.js";
+
+export const DEFAULT_MAX_MODEL_CALLS = 50;
+
+export interface TurnInput {
+  model: string;
+  /** System prompt and history, this turn's user message included. */
+  messages: ChatMessage[];
+  tools: AnyTool[];
+  maxModelCalls?: number;
+  reasoningEffort?: "low" | "medium" | "high";
+}
+
+export interface TurnDeps {
+  provider: ModelProvider;
+  /** Persists and delivers one update. */
+  emit(update: SessionUpdate): void;
+  /** Appends a message to the session's model history. */
+  record(message: ChatMessage): void;
+  toolContext(toolCallId: string, signal: AbortSignal): ToolContext;
+  newId(): string;
+  coalesceMs?: number;
+  retry?: RetryPolicy;
+  /** Messages to add before the next model call (e.g. `/steer` guidance). */
+  takeInjected?(): ChatMessage[];
+  /** Observes progress (model call started, tool started/finished) for live status. */
+  onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
+}
+
+export interface TurnOutcome {
+  stopReason: StopReason;
+  usage: ModelUsage | undefined;
+  modelCalls: number;
+  toolsUsed: string[];
+  /** Set when the model could not be reached; the conversation already says why. */
+  error?: { code: number; message: string };
+}
+
+export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
+  const messages = [...input.messages];
+  const maxCalls = input.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS;
+  const specs = toolSpecs(input.tools);
+  const toolsUsed = new Set<string>();
+  let usage: ModelUsage | undefined;
+  const outcome = (stopReason: StopReason, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
+    stopReason,
+    usage,
+    modelCalls: calls,
+    toolsUsed: [...toolsUsed],
+    ...extra,
+  });
+  const push = (message: ChatMessage) => {
+    messages.push(message);
+    deps.record(message);
+  };
+
+  let calls = 0;
+  while (calls < maxCalls) {
+    if (signal.aborted) return outcome("cancelled");
+    for (const injected of deps.takeInjected?.() ?? []) push(injected);
+    calls += 1;
+    deps.onProgress?.({ type: "model_call", n: calls });
+    const streamed = await streamOnce(input, messages, specs, deps, signal);
+    if (streamed.result?.usage) usage = streamed.result.usage;
+    if (streamed.text || streamed.result?.toolCalls.length) {
+      push(assistantMessage(streamed.text, streamed.result?.toolCalls ?? []));
+    }
+    if (signal.aborted) {
+      closeUnansweredCalls(streamed.result?.toolCalls ?? [], 0, push);
+      return outcome("cancelled");
+    }
+    if (!streamed.result) {
+      const message = streamed.error ?? "the model request failed";
+      deps.emit(agentMessageChunk(`\n\n⚠️ ${message}`, deps.newId()));
+      return outcome("end_turn", { error: { code: -32603, message } });
+    }
+    const { finishReason, toolCalls } = streamed.result;
+    if (toolCalls.length === 0) {
+      if (finishReason === "length") return outcome("max_tokens");
+      if (finishReason === "content_filter") return outcome("refusal");
+      return outcome("end_turn");
+    }
+    for (const [index, call] of toolCalls.entries()) {
+      if (signal.aborted) {
+        closeUnansweredCalls(toolCalls, index, push);
+        return outcome("cancelled");
+      }
+      toolsUsed.add(call.name);
+      deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
+      const output = await runToolCall(call, input.tools, deps, signal);
+      deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });
+      push({ role: "tool", tool_call_id: call.id, content: output });
+    }
+  }
+  return outcome("max_turn_requests");
+}
+
+interface Streamed {
+  text: string;
+  result?: ModelResult;
+  error?: string;
+}
+
+/** One model call with retries for 429/5xx that happen before anything streamed. */
+async function streamOnce(
+  input: TurnInput,
+  messages: ChatMessage[],
+  specs: ReturnType<typeof toolSpecs>,
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<Streamed> {
+  const policy = deps.retry ?? DEFAULT_RETRY;
+  const messageId = deps.newId();
+  const thoughtId = deps.newId();
+  let text = "";
+  const coalescer = new ChunkCoalescer(
+    (kind, piece) => deps.emit(kind === "text" ? agentMessageChunk(piece, messageId) : agentThoughtChunk(piece, thoughtId)),
+    deps.coalesceMs ?? 0,
+  );
+  for (let attempt = 1; ; attempt++) {
+    let streamedAnything = false;
+    try {
+      const stream = deps.provider.stream({
+        model: input.model,
+        messages,
+        tools: specs,
+        signal,
+        ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
+      });
+      for (;;) {
+        const next = await stream.next();
+        if (next.done) {
+          coalescer.flush();
+          return { text, result: next.value };
+        }
+        streamedAnything = true;
+        if (next.value.type === "text") text += next.value.text;
+        coalescer.push(next.value.type, next.value.text);
+      }
+    } catch (err) {
+      coalescer.flush();
+      if (signal.aborted) return { text };
+      if (!streamedAnything && shouldRetry(err, attempt, policy)) {
+        await sleep(retryDelayMs(attempt, policy), signal);
+        if (signal.aborted) return { text };
+        continue;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      const tries = attempt > 1 ? ` after ${attempt} tries` : "";
+      return { text, error: `The model request failed${tries}: ${reason}. The session is intact; send your prompt again to retry.` };
+    }
+  }
+}
+
+function assistantMessage(text: string, toolCalls: ModelToolCall[]): ChatMessage {
+  if (toolCalls.length === 0) return { role: "assistant", content: text };
+  return {
+    role: "assistant",
+    content: text || null,
+    tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+  };
+}
+
+/** Every tool call in history needs an answer, or the next model call is rejected. */
+function closeUnansweredCalls(calls: ModelToolCall[], from: number, push: (m: ChatMessage) => void): void {
+  for (const call of calls.slice(from)) {
+    push({ role: "tool", tool_call_id: call.id, content: "Not run: the user cancelled the turn." });
+  }
+}

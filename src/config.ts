@@ -1,0 +1,64 @@
+/**
+ * Parses the raw environment into typed settings. Every setting has a default
+ * that works, so a fresh `npm start` needs nothing but a token.
+ */
+import type { Env } from "./env.js";
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+export const DEFAULT_COALESCE_MS = 5;
+
+export interface ModelSettings {
+  baseURL: string;
+  apiKey: string | undefined;
+  defaultModel: string;
+  /** Selectable models; always contains `defaultModel`. */
+  models: string[];
+  contextWindow: number;
+}
+
+export function modelSettings(env: Env): ModelSettings {
+  const defaultModel = env.HERMES_MODEL?.trim() || DEFAULT_MODEL;
+  const listed = splitList(env.HERMES_MODELS);
+  return {
+    baseURL: env.OPENAI_BASE_URL?.trim() || DEFAULT_BASE_URL,
+    apiKey: env.OPENAI_API_KEY?.trim() || undefined,
+    defaultModel,
+    models: listed.includes(defaultModel) ? listed : [defaultModel, ...listed],
+    contextWindow: positiveInt(env.HERMES_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW),
+  };
+}
+
+export function maxFrameBytes(env: Env): number {
+  return positiveInt(env.HERMES_MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES);
+}
+
+export function coalesceMs(env: Env): number {
+  const n = Number(env.HERMES_COALESCE_MS);
+  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_COALESCE_MS;
+}
+
+/** `HERMES_EDGE_TOKENS` is `tenant:token,tenant:token`; returns token → tenant. */
+export function tokenTable(raw: string | undefined): Map<string, string> {
+  const table = new Map<string, string>();
+  for (const pair of splitList(raw)) {
+    const colon = pair.indexOf(":");
+    if (colon <= 0 || colon === pair.length - 1) continue;
+    table.set(pair.slice(colon + 1).trim(), pair.slice(0, colon).trim());
+  }
+  return table;
+}
+
+function splitList(raw: string | undefined): string[] {
+  return (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}

@@ -1,0 +1,84 @@
+/**
+ * One incoming text frame, start to finish: size check, decode, then a request
+ * through the method table, a notification to its session, or an editor's
+ * response back to the session object that asked.
+ */
+import { AcpError, toJsonRpcError } from "../acp/errors.js";
+import { decodeFrame, errorFrame, resultFrame, type IncomingNotification, type IncomingRequest, type IncomingResponse } from "../acp/jsonrpc.js";
+import { zCancelRequest, zSessionRef } from "../acp/params.js";
+import { sessionOfRequestId } from "../session/client-requests.js";
+import type { ConnectionPorts } from "./connection-ports.js";
+import { DEFERRED, REQUEST_METHODS } from "./methods.js";
+
+export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFrameBytes: number): Promise<void> {
+  const size = byteLength(text, maxFrameBytes);
+  if (size > maxFrameBytes) {
+    const error = new AcpError(-32600, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
+      limitBytes: maxFrameBytes,
+      frameBytes: size,
+    });
+    ports.send(errorFrame(null, error.toJSON()));
+    return;
+  }
+  const decoded = decodeFrame(text);
+  switch (decoded.kind) {
+    case "invalid":
+      ports.send(errorFrame(decoded.id, decoded.error.toJSON()));
+      return;
+    case "request":
+      return handleRequest(decoded.message, ports);
+    case "notification":
+      return handleNotification(decoded.message, ports);
+    case "response":
+      return handleResponse(decoded.message, ports);
+  }
+}
+
+async function handleRequest(message: IncomingRequest, ports: ConnectionPorts): Promise<void> {
+  try {
+    if (message.method !== "initialize" && !ports.state.get()?.initialized) {
+      throw AcpError.invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
+    }
+    const spec = REQUEST_METHODS[message.method];
+    if (!spec) throw AcpError.methodNotFound(message.method);
+    const parsed = spec.params.safeParse(message.params ?? {});
+    if (!parsed.success) throw AcpError.invalidParams(parsed.error.issues);
+    const result = await spec.handler(parsed.data, { ports, id: message.id });
+    if (result !== DEFERRED) ports.send(resultFrame(message.id, result));
+  } catch (err) {
+    ports.send(errorFrame(message.id, toJsonRpcError(err)));
+  }
+}
+
+/** Notifications get no answer, so bad ones are dropped (and logged). */
+async function handleNotification(message: IncomingNotification, ports: ConnectionPorts): Promise<void> {
+  if (!ports.state.get()?.initialized) return;
+  if (message.method === "session/cancel") {
+    const parsed = zSessionRef.safeParse(message.params ?? {});
+    if (parsed.success) await ports.session(parsed.data.sessionId).cancel(ports.ref());
+    else console.warn("ignored malformed session/cancel", parsed.error.issues);
+    return;
+  }
+  if (message.method === "$/cancel_request") {
+    const parsed = zCancelRequest.safeParse(message.params ?? {});
+    if (!parsed.success || parsed.data.requestId === null) return;
+    const requestId = parsed.data.requestId;
+    // The request may be a prompt queued in any attached session; each ignores ids it does not know.
+    await Promise.all(ports.state.get()!.sessions.map((id) => ports.session(id).cancelRequest(ports.ref(), requestId)));
+  }
+}
+
+async function handleResponse(message: IncomingResponse, ports: ConnectionPorts): Promise<void> {
+  const sessionId = sessionOfRequestId(message.id);
+  if (!sessionId || !ports.state.get()?.sessions.includes(sessionId)) return;
+  await ports.session(sessionId).clientResponse(ports.ref().connectionId, {
+    id: message.id,
+    ...(message.error ? { error: message.error } : { result: message.result }),
+  });
+}
+
+/** UTF-8 length, computed only when the string could be over the limit. */
+function byteLength(text: string, limit: number): number {
+  if (text.length * 3 <= limit) return text.length;
+  return new TextEncoder().encode(text).byteLength;
+}

@@ -1,0 +1,62 @@
+/**
+ * Reads and writes of the D1 session index through drizzle. Listing is keyset
+ * paginated (newest first) behind an opaque cursor, always scoped to a tenant.
+ */
+import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { sessions, type NewSessionRow, type SessionRow } from "../../schema/sessions.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+
+export const PAGE_SIZE = 50;
+
+export class SessionIndex {
+  readonly #db: DrizzleD1Database;
+
+  constructor(d1: D1Database) {
+    this.#db = drizzle(d1);
+  }
+
+  async insert(row: NewSessionRow): Promise<void> {
+    await this.#db.insert(sessions).values(row);
+  }
+
+  async update(id: string, patch: Partial<Omit<NewSessionRow, "id" | "tenant">>): Promise<void> {
+    await this.#db.update(sessions).set(patch).where(eq(sessions.id, id));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#db.delete(sessions).where(eq(sessions.id, id));
+  }
+
+  async get(tenant: string, id: string): Promise<SessionRow | undefined> {
+    const rows = await this.#db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.tenant, tenant), eq(sessions.id, id)))
+      .limit(1);
+    return rows[0];
+  }
+
+  /** One page of a tenant's sessions, newest first; throws `RangeError` on a bad cursor. */
+  async list(tenant: string, options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"] }) {
+    const conditions: SQL[] = [eq(sessions.tenant, tenant)];
+    if (options.cwd) conditions.push(eq(sessions.cwd, options.cwd));
+    if (options.kind) conditions.push(eq(sessions.kind, options.kind));
+    if (options.cursor) {
+      const after = decodeCursor(options.cursor);
+      conditions.push(
+        or(lt(sessions.updatedAt, after.updatedAt), and(eq(sessions.updatedAt, after.updatedAt), lt(sessions.id, after.id)))!,
+      );
+    }
+    const rows = await this.#db
+      .select()
+      .from(sessions)
+      .where(and(...conditions))
+      .orderBy(desc(sessions.updatedAt), desc(sessions.id))
+      .limit(PAGE_SIZE + 1);
+    const page = rows.slice(0, PAGE_SIZE);
+    const last = page[page.length - 1];
+    const nextCursor = rows.length > PAGE_SIZE && last ? encodeCursor({ updatedAt: last.updatedAt, id: last.id }) : null;
+    return { sessions: page, nextCursor };
+  }
+}

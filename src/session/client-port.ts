@@ -1,0 +1,26 @@
+/**
+ * How a running turn reaches the editor: through the connection that sent the
+ * prompt while it is attached, otherwise through the most recently attached one.
+ */
+import type { ClientCapabilities } from "@agentclientprotocol/sdk";
+import { ToolError, type ClientPort } from "../tools/tool.js";
+import type { SessionRuntime } from "./session-runtime.js";
+
+export function clientPortFor(runtime: SessionRuntime, preferred: string | null): ClientPort {
+  const pick = (): [string, ClientCapabilities] | undefined => {
+    const attached = runtime.attachedConnections();
+    return attached.find(([id]) => id === preferred) ?? attached[0];
+  };
+  return {
+    get capabilities() {
+      return pick()?.[1] ?? {};
+    },
+    async request(method, params, options = {}) {
+      const target = pick();
+      if (!target) throw new ToolError(`No editor is connected to this session, so ${method} cannot run.`);
+      const { frame, answer } = runtime.requests.open(target[0], method, params, options);
+      runtime.outbox(target[0]).push(frame);
+      return answer;
+    },
+  };
+}

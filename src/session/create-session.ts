@@ -1,0 +1,71 @@
+/**
+ * `session/new` inside the new session object: write its record, index it in
+ * D1, and build the response. The id is chosen by the caller (the connection
+ * object) because it also names this Durable Object.
+ */
+import type { NewSessionResponse } from "@agentclientprotocol/sdk";
+import { AcpError } from "../acp/errors.js";
+import type { ModelSettings } from "../config.js";
+import type { SessionIndex } from "../db/session-index.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import type { SessionKind, SessionRecord } from "./session-record.js";
+import type { SessionStore } from "./session-store.js";
+
+export const DEFAULT_MODE = "default";
+
+export interface CreateSessionInit {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  kind?: SessionKind;
+  parentId?: string | null;
+  rootId?: string | null;
+  model?: string;
+  mode?: string;
+}
+
+export async function createSession(
+  store: SessionStore,
+  index: SessionIndex,
+  conn: ConnectionRef,
+  init: CreateSessionInit,
+  settings: ModelSettings,
+): Promise<NewSessionResponse> {
+  if (store.record()) throw AcpError.invalidRequest("session already exists");
+  const now = new Date();
+  const record: SessionRecord = {
+    sessionId: init.sessionId,
+    tenant: conn.tenant,
+    cwd: init.cwd,
+    additionalDirectories: init.additionalDirectories,
+    model: init.model ?? settings.defaultModel,
+    mode: init.mode ?? DEFAULT_MODE,
+    title: null,
+    kind: init.kind ?? "root",
+    parentId: init.parentId ?? null,
+    rootId: init.rootId ?? init.sessionId,
+    status: "active",
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    lastStopReason: null,
+    interruptedPrompt: null,
+  };
+  // Index first: a session that cannot be listed must not exist half-made.
+  await index.insert({
+    id: record.sessionId,
+    tenant: record.tenant,
+    cwd: record.cwd,
+    additionalDirectories: record.additionalDirectories,
+    title: null,
+    model: record.model,
+    mode: record.mode,
+    kind: record.kind,
+    parentId: record.parentId,
+    rootId: record.rootId,
+    status: "active",
+    createdAt: now.getTime(),
+    updatedAt: now.getTime(),
+  });
+  store.saveRecord(record);
+  return { sessionId: record.sessionId };
+}

@@ -1,0 +1,145 @@
+/**
+ * Everything a session object does, apart from the Durable Object plumbing:
+ * ownership checks, attaching connections, the update log and its delivery,
+ * replay on load/resume, close and delete. Prompts run in `PromptRunner`.
+ */
+import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
+import { errorFrame, notificationFrame, resultFrame, type JsonRpcId } from "../acp/jsonrpc.js";
+import { TURN_ENDED, type TurnEndedParams } from "../acp/updates.js";
+import type { SessionIndex } from "../db/session-index.js";
+import { ClientRequests } from "./client-requests.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import { Outbox, type Deliver } from "./outbox.js";
+import type { SessionRecord } from "./session-record.js";
+import type { SessionStore } from "./session-store.js";
+
+export interface RuntimePorts {
+  store: SessionStore;
+  index: SessionIndex;
+  deliver(connectionId: string): Deliver;
+  now(): number;
+}
+
+export type TurnState = { state: "idle" | "running"; lastStopReason?: string; interruptedPrompt?: string };
+
+export class SessionRuntime {
+  readonly #outboxes = new Map<string, Outbox>();
+  readonly #attached = new Map<string, ClientCapabilities>();
+  readonly requests: ClientRequests;
+
+  constructor(readonly ports: RuntimePorts) {
+    this.requests = new ClientRequests(() => ports.store.record()?.sessionId ?? "");
+    for (const row of ports.store.attachments()) {
+      this.#attached.set(row.connectionId, JSON.parse(row.clientCaps) as ClientCapabilities);
+    }
+  }
+
+  get store(): SessionStore {
+    return this.ports.store;
+  }
+
+  /** The record if `conn`'s tenant owns this session; otherwise the same -32002 as for an unknown id. */
+  own(conn: Pick<ConnectionRef, "tenant">): SessionRecord {
+    const record = this.store.record();
+    if (!record || record.tenant !== conn.tenant) throw AcpError.resourceNotFound();
+    return record;
+  }
+
+  /** Like `own`, and the connection must have created, loaded or resumed the session. */
+  ownAttached(conn: ConnectionRef): SessionRecord {
+    const record = this.own(conn);
+    if (!this.#attached.has(conn.connectionId)) throw AcpError.resourceNotFound();
+    return record;
+  }
+
+  isAttached(connectionId: string): boolean {
+    return this.#attached.has(connectionId);
+  }
+
+  /** Attached connections, most recently attached first. */
+  attachedConnections(): [string, ClientCapabilities][] {
+    return [...this.#attached.entries()].reverse();
+  }
+
+  attach(conn: ConnectionRef): void {
+    this.store.attach(conn.connectionId, conn.clientCapabilities, this.ports.now());
+    this.#attached.delete(conn.connectionId);
+    this.#attached.set(conn.connectionId, conn.clientCapabilities);
+  }
+
+  detach(connectionId: string): void {
+    this.#attached.delete(connectionId);
+    this.#outboxes.delete(connectionId);
+    this.store.detach(connectionId);
+    this.requests.failConnection(connectionId);
+  }
+
+  detachAll(): void {
+    for (const connectionId of [...this.#attached.keys()]) this.detach(connectionId);
+  }
+
+  /** Logs an update under the next seq and sends it to every attached connection. */
+  emit(update: SessionUpdate, options: { exclude?: string | null } = {}): number {
+    const sessionId = this.store.record()!.sessionId;
+    const { seq, frame } = this.store.appendLog((seq) =>
+      notificationFrame("session/update", { sessionId, update, _meta: { hermes: { seq } } }),
+    );
+    this.broadcast(frame, options.exclude);
+    return seq;
+  }
+
+  /** Logs and broadcasts `_hermes/turn_ended`, so a reconnecting client learns of it too. */
+  emitTurnEnded(params: Omit<TurnEndedParams, "seq">): void {
+    const { frame } = this.store.appendLog((seq) => notificationFrame(TURN_ENDED, { ...params, seq }));
+    this.broadcast(frame);
+  }
+
+  broadcast(frame: string, exclude?: string | null): void {
+    for (const connectionId of this.#attached.keys()) {
+      if (connectionId !== exclude) this.outbox(connectionId).push(frame);
+    }
+  }
+
+  respond(connectionId: string | null, id: JsonRpcId | null, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void {
+    if (connectionId === null || !this.#attached.has(connectionId)) return;
+    this.outbox(connectionId).push("error" in outcome ? errorFrame(id, outcome.error) : resultFrame(id, outcome.result));
+  }
+
+  outbox(connectionId: string): Outbox {
+    let outbox = this.#outboxes.get(connectionId);
+    if (!outbox || outbox.gone) {
+      outbox = new Outbox(this.ports.deliver(connectionId), () => this.detach(connectionId));
+      this.#outboxes.set(connectionId, outbox);
+    }
+    return outbox;
+  }
+
+  /**
+   * `session/load` (full replay) and `session/resume` (no replay) — both replay
+   * only what follows `afterSeq` when the client says what it saw last. The
+   * response goes through the same outbox as the replay, so it arrives last.
+   */
+  async open(
+    conn: ConnectionRef,
+    requestId: JsonRpcId,
+    options: { replay: boolean; afterSeq: number | undefined; cwd: string; additionalDirectories?: string[] },
+    result: Record<string, unknown>,
+  ): Promise<void> {
+    const record = this.own(conn);
+    this.attach(conn);
+    this.store.updateRecord({
+      status: "active",
+      cwd: options.cwd,
+      additionalDirectories: options.additionalDirectories ?? record.additionalDirectories,
+    });
+    const outbox = this.outbox(conn.connectionId);
+    if (options.replay || options.afterSeq !== undefined) {
+      for (const page of this.store.logAfter(options.afterSeq ?? 0)) {
+        for (const frame of page) outbox.push(frame);
+      }
+    }
+    outbox.push(resultFrame(requestId, result));
+    await outbox.drained();
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * A session object's SQLite: its record, the model history, the update log,
+ * the prompt queue and the attached connections. History is rows, never one
+ * blob (rows are capped at 2 MB). Synchronous, like the DO SQL API beneath it.
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ChatMessage } from "../agent/model-provider.js";
+import type { SessionRecord } from "./session-record.js";
+
+const SCHEMA_VERSION = 1;
+
+const DDL = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
+  // One row per logged frame; `frame` is the exact JSON sent, seq included.
+  `CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS prompts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     connection_id TEXT,
+     request_id TEXT,
+     prompt TEXT NOT NULL,
+     state TEXT NOT NULL,
+     stop_reason TEXT,
+     created_at INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS prompts_state ON prompts (state, id)`,
+  `CREATE TABLE IF NOT EXISTS attachments (connection_id TEXT PRIMARY KEY, client_caps TEXT NOT NULL, attached_at INTEGER NOT NULL)`,
+];
+
+export type PromptState = "queued" | "running" | "done" | "interrupted";
+export type RequestId = string | number | null;
+
+export interface PromptRow {
+  id: number;
+  connectionId: string | null;
+  requestId: RequestId;
+  prompt: ContentBlock[];
+  state: PromptState;
+}
+
+export interface AttachmentRow {
+  connectionId: string;
+  clientCaps: string;
+  attachedAt: number;
+}
+
+export class SessionStore {
+  #record: SessionRecord | null | undefined;
+  #lastSeq: number | undefined;
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Idempotent DDL, skipped once the stored schema version is current. */
+  migrate(): void {
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`);
+    const row = this.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).toArray()[0];
+    if (row?.version === SCHEMA_VERSION) return;
+    for (const statement of DDL) this.sql.exec(statement);
+    this.sql.exec(`DELETE FROM schema_version`);
+    this.sql.exec(`INSERT INTO schema_version (version) VALUES (?)`, SCHEMA_VERSION);
+  }
+
+  record(): SessionRecord | null {
+    if (this.#record === undefined) {
+      const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'session'`).toArray()[0];
+      this.#record = row ? (JSON.parse(row.value) as SessionRecord) : null;
+    }
+    return this.#record;
+  }
+
+  saveRecord(record: SessionRecord): void {
+    this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('session', ?)`, JSON.stringify(record));
+    this.#record = record;
+  }
+
+  updateRecord(patch: Partial<SessionRecord>): SessionRecord {
+    const current = this.record();
+    if (!current) throw new Error("session record missing");
+    const next = { ...current, ...patch };
+    this.saveRecord(next);
+    return next;
+  }
+
+  // --- model history -------------------------------------------------------
+
+  appendHistory(message: ChatMessage): void {
+    this.sql.exec(`INSERT INTO history (body) VALUES (?)`, JSON.stringify(message));
+  }
+
+  history(): ChatMessage[] {
+    return this.sql
+      .exec<{ body: string }>(`SELECT body FROM history ORDER BY id`)
+      .toArray()
+      .map((r) => JSON.parse(r.body) as ChatMessage);
+  }
+
+  // --- update log ------------------------------------------------------------
+
+  lastSeq(): number {
+    this.#lastSeq ??= this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM log`).one().seq ?? 0;
+    return this.#lastSeq;
+  }
+
+  /** Stores a frame under the next seq; `build` receives the seq to embed. */
+  appendLog(build: (seq: number) => string): { seq: number; frame: string } {
+    const seq = this.lastSeq() + 1;
+    const frame = build(seq);
+    this.sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, seq, frame);
+    this.#lastSeq = seq;
+    return { seq, frame };
+  }
+
+  /** Logged frames with seq > `afterSeq`, in order, read in pages to bound memory. */
+  *logAfter(afterSeq: number, pageSize = 500): Generator<string[]> {
+    let cursor = afterSeq;
+    for (;;) {
+      const rows = this.sql
+        .exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM log WHERE seq > ? ORDER BY seq LIMIT ?`, cursor, pageSize)
+        .toArray();
+      if (rows.length === 0) return;
+      cursor = rows[rows.length - 1]!.seq;
+      yield rows.map((r) => r.frame);
+      if (rows.length < pageSize) return;
+    }
+  }
+
+  // --- prompt queue ------------------------------------------------------------
+
+  enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): number {
+    return this.sql
+      .exec<{ id: number }>(
+        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, ?, 'queued', ?) RETURNING id`,
+        connectionId,
+        JSON.stringify(requestId),
+        JSON.stringify(prompt),
+        now,
+      )
+      .one().id;
+  }
+
+  promptsIn(state: PromptState): PromptRow[] {
+    return this.sql
+      .exec<{ id: number; connection_id: string | null; request_id: string; prompt: string; state: PromptState }>(
+        `SELECT id, connection_id, request_id, prompt, state FROM prompts WHERE state = ? ORDER BY id`,
+        state,
+      )
+      .toArray()
+      .map((r) => ({
+        id: r.id,
+        connectionId: r.connection_id,
+        requestId: JSON.parse(r.request_id) as RequestId,
+        prompt: JSON.parse(r.prompt) as ContentBlock[],
+        state: r.state,
+      }));
+  }
+
+  setPromptState(id: number, state: PromptState, stopReason: string | null = null): void {
+    this.sql.exec(`UPDATE prompts SET state = ?, stop_reason = ? WHERE id = ?`, state, stopReason, id);
+  }
+
+  // --- attachments -------------------------------------------------------------
+
+  attach(connectionId: string, clientCaps: unknown, now: number): void {
+    this.sql.exec(
+      `INSERT OR REPLACE INTO attachments (connection_id, client_caps, attached_at) VALUES (?, ?, ?)`,
+      connectionId,
+      JSON.stringify(clientCaps ?? {}),
+      now,
+    );
+  }
+
+  detach(connectionId: string): void {
+    this.sql.exec(`DELETE FROM attachments WHERE connection_id = ?`, connectionId);
+  }
+
+  attachments(): AttachmentRow[] {
+    return this.sql
+      .exec<{ connection_id: string; client_caps: string; attached_at: number }>(
+        `SELECT connection_id, client_caps, attached_at FROM attachments ORDER BY attached_at DESC`,
+      )
+      .toArray()
+      .map((r) => ({ connectionId: r.connection_id, clientCaps: r.client_caps, attachedAt: r.attached_at }));
+  }
+}

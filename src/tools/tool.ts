@@ -1,0 +1,64 @@
+/**
+ * The shape every tool module exports. The turn loop validates the model's
+ * arguments with `inputSchema`, renders the call with `title`/`locations`, and
+ * reports `run`'s outcome as a `tool_call_update`.
+ */
+import type { z } from "zod";
+import type {
+  ClientCapabilities,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind,
+} from "@agentclientprotocol/sdk";
+
+/** Requests to the editor (fs, terminal, permission) through an attached connection. */
+export interface ClientPort {
+  readonly capabilities: ClientCapabilities;
+  request(method: string, params: unknown, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+}
+
+export interface ToolContext {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  toolCallId: string;
+  signal: AbortSignal;
+  client: ClientPort;
+  /** Sends a session update (e.g. a `tool_call_update` with progress, or a `plan`). */
+  emit(update: SessionUpdate): void;
+}
+
+export interface ToolOutcome {
+  /** What the model reads as the tool's result. */
+  output: string;
+  /** What the editor shows; defaults to `output` as text. */
+  content?: ToolCallContent[];
+  rawOutput?: unknown;
+  locations?: ToolCallLocation[];
+}
+
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  inputSchema: z.ZodType<Input>;
+  title(input: Input): string;
+  locations?(input: Input, ctx: { cwd: string }): ToolCallLocation[];
+  /** False when the client lacks a capability the tool needs; it is then not offered. */
+  available?(client: ClientCapabilities): boolean;
+  run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A tool failure the model and the editor should see, with its reason. */
+export class ToolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ToolError";
+  }
+}
+
+// Tools are heterogeneous in their input type; the registry erases it and the
+// turn loop restores safety by parsing with each tool's own schema.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;

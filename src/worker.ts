@@ -1,0 +1,48 @@
+/**
+ * The Worker entry: authentication, routing and nothing else. `/acp` upgrades
+ * are handed to a fresh connection object; it never parses JSON-RPC itself.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
+import { PROTOCOL_HEADER, TENANT_HEADER } from "./durable/connection-object.js";
+import type { Env } from "./env.js";
+import { bearerAuth, type AuthVariables } from "./http/auth.js";
+import { rest } from "./http/rest.js";
+
+export { ConnectionObject } from "./durable/connection-object.js";
+export { SessionObject } from "./durable/session-object.js";
+
+const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
+
+app.get("/health", (c) => c.json({ ok: true, name: AGENT_NAME, version: AGENT_VERSION }));
+
+app.get("/acp", bearerAuth(), async (c) => {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new HTTPException(426, {
+      res: Response.json(
+        { error: "upgrade required", message: "GET /acp must be a WebSocket upgrade (Upgrade: websocket)" },
+        { status: 426, headers: { Upgrade: "websocket" } },
+      ),
+    });
+  }
+  const stub = c.env.CONNECTION.get(c.env.CONNECTION.newUniqueId());
+  const headers = new Headers(c.req.raw.headers);
+  headers.set(TENANT_HEADER, c.get("tenant"));
+  headers.delete(PROTOCOL_HEADER);
+  const accepted = c.get("acceptedProtocol");
+  if (accepted) headers.set(PROTOCOL_HEADER, accepted);
+  return stub.fetch(new Request(c.req.raw.url, { method: "GET", headers }));
+});
+
+app.route("/v1", rest);
+
+app.notFound((c) => c.json({ error: "not found", message: `no route for ${c.req.method} ${c.req.path}` }, 404));
+
+app.onError((err, c) => {
+  if (err instanceof HTTPException) return err.getResponse();
+  console.error("unhandled error", err);
+  return c.json({ error: "internal error" }, 500);
+});
+
+export default app satisfies ExportedHandler<Env>;

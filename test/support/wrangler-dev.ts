@@ -1,0 +1,254 @@
+/**
+ * Starts and stops `wrangler dev` for end-to-end tests and benchmarks.
+ *
+ * Each server runs in its own process group (wrangler → node → workerd), so
+ * stop() can end all of it with one signal and leave no workerd behind.
+ * Variables are passed only as `--var`: `--env-file` pointing at an empty file
+ * plus `CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV=false` keep a developer's
+ * `.dev.vars` or `.env` in the repo from leaking into tests.
+ *
+ * @module
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
+
+export interface DevServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `ws://127.0.0.1:PORT/acp` */
+  wsUrl: string;
+  port: number;
+  persistDir: string;
+  /** Process group id of the running wrangler (changes on restart). */
+  pid: number;
+  /** Ends the whole process group; removes persistDir if this harness created it. */
+  stop(): Promise<void>;
+  /** Stops, then starts again on the same port and persist dir (state is kept). */
+  restart(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  /** Worker variables and secrets, passed as `--var K:V`. */
+  vars: Record<string, string>;
+  /** Default: a free port. */
+  port?: number;
+  /** Default: a new temporary directory, removed by stop(). */
+  persistDir?: string;
+  /** Directory holding wrangler.toml. Default: the repo root. */
+  cwd?: string;
+  /** D1 database whose migrations are applied first. Default "hermes-edge". */
+  database?: string;
+  /** Apply D1 migrations before starting (default true). */
+  migrate?: boolean;
+  /** Default "/health". */
+  healthPath?: string;
+  /** Default 60 000. */
+  startTimeoutMs?: number;
+}
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const OUTPUT_TAIL_CHARS = 8_000;
+const STOP_GRACE_MS = 5_000;
+
+/** Wrangler's CLI from this repo's node_modules: faster than `npx` and one process fewer. */
+const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+
+/** Process groups still running, killed if the test process exits without stop(). */
+const liveGroups = new Set<number>();
+process.once("exit", () => {
+  for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+});
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** The environment wrangler runs with: no telemetry, no network, no stray secrets. */
+function wranglerEnv(persistDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_SEND_ERROR_REPORTS: "false",
+    WRANGLER_HIDE_BANNER: "true", // the banner is what triggers the npm update check
+    CLOUDFLARE_CF_FETCH_ENABLED: "false", // else it fetches workers.cloudflare.com/cf.json
+    CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "false",
+    CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+    WRANGLER_LOG_PATH: join(persistDir, "wrangler-logs"),
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+  };
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Applies the D1 migrations into persistDir (a no-op when already applied).
+ * Asynchronous so that a mock server in the same process keeps answering.
+ */
+function applyMigrations(cwd: string, database: string, persistDir: string): Promise<void> {
+  const args = [WRANGLER_BIN, "d1", "migrations", "apply", database, "--local", "--persist-to", persistDir];
+  const options = { cwd, env: wranglerEnv(persistDir), encoding: "utf8" as const, timeout: 60_000 };
+  return new Promise((done, fail) => {
+    execFile(process.execPath, args, options, (error, stdout, stderr) => {
+      if (!error) return done();
+      const output = stripVTControlCharacters(`${stdout}${stderr}`).slice(-OUTPUT_TAIL_CHARS);
+      fail(new Error(`wrangler d1 migrations apply ${database} failed (${error.code ?? error.signal}):\n${output}`));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  pgid: number;
+  exited: Promise<void>;
+  output: () => string;
+}
+
+function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string): Running {
+  const varArgs = Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]);
+  const args = [
+    WRANGLER_BIN, "dev",
+    "--ip", "127.0.0.1",
+    "--port", String(port),
+    "--persist-to", persistDir,
+    "--env-file", envFile,
+    "--show-interactive-dev-session=false",
+    ...varArgs,
+  ];
+  // detached: a new process group, so stop() reaches workerd too.
+  const child = spawn(process.execPath, args, {
+    cwd: opts.cwd,
+    env: wranglerEnv(persistDir),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) throw new Error("wrangler dev did not start");
+  const pgid = child.pid;
+  liveGroups.add(pgid);
+  let tail = "";
+  const keep = (data: Buffer) => (tail = (tail + stripVTControlCharacters(data.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS));
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  return { child, pgid, exited, output: () => tail };
+}
+
+async function waitForHealth(running: Running, healthUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (running.child.exitCode !== null || running.child.signalCode !== null) {
+      throw new Error(`wrangler dev exited (${running.child.exitCode ?? running.child.signalCode}) before ${healthUrl} answered:\n${running.output()}`);
+    }
+    try {
+      const res = await fetch(healthUrl, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      if (res.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(150);
+  }
+  throw new Error(`wrangler dev: ${healthUrl} did not answer 200 within ${timeoutMs} ms. Last output:\n${running.output()}`);
+}
+
+/** SIGTERM to the group, SIGKILL after a grace period, then wait until every member is gone. */
+async function stopGroup(running: Running): Promise<void> {
+  killGroup(running.pgid, "SIGTERM");
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (groupAlive(running.pgid) && Date.now() < deadline) await sleep(50);
+  if (groupAlive(running.pgid)) killGroup(running.pgid, "SIGKILL");
+  await running.exited;
+  while (groupAlive(running.pgid)) await sleep(20);
+  liveGroups.delete(running.pgid);
+}
+
+/**
+ * Applies D1 migrations, starts `wrangler dev` on 127.0.0.1 and resolves once
+ * `GET /health` answers 200.
+ *
+ * @throws if wrangler exits early or is not healthy within `startTimeoutMs` (the message holds its last output)
+ */
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const cwd = opts.cwd ?? REPO_ROOT;
+  const port = opts.port ?? (await freePort());
+  const ownsPersistDir = opts.persistDir === undefined;
+  const persistDir = opts.persistDir ?? mkdtempSync(join(tmpdir(), "hermes-edge-dev-"));
+  mkdirSync(persistDir, { recursive: true });
+  const envFile = join(persistDir, "empty.env");
+  writeFileSync(envFile, "");
+  const url = `http://127.0.0.1:${port}`;
+  const healthUrl = `${url}${opts.healthPath ?? "/health"}`;
+  const timeoutMs = opts.startTimeoutMs ?? 60_000;
+
+  const removeOwnDir = () => ownsPersistDir && rmSync(persistDir, { recursive: true, force: true });
+
+  const launch = async (): Promise<Running> => {
+    const running = spawnWrangler({ vars: opts.vars, cwd }, port, persistDir, envFile);
+    try {
+      await waitForHealth(running, healthUrl, timeoutMs);
+      return running;
+    } catch (error) {
+      await stopGroup(running);
+      throw error;
+    }
+  };
+
+  let current: Running | undefined;
+  try {
+    if (opts.migrate !== false) await applyMigrations(cwd, opts.database ?? "hermes-edge", persistDir);
+    current = await launch();
+  } catch (error) {
+    removeOwnDir();
+    throw error;
+  }
+  const server: DevServer = {
+    url,
+    wsUrl: `ws://127.0.0.1:${port}/acp`,
+    port,
+    persistDir,
+    pid: current.pgid,
+    async stop() {
+      if (current) await stopGroup(current);
+      current = undefined;
+      removeOwnDir();
+    },
+    async restart() {
+      if (current) await stopGroup(current);
+      current = undefined;
+      current = await launch();
+      server.pid = current.pgid;
+    },
+  };
+  return server;
+}

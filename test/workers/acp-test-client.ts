@@ -1,0 +1,167 @@
+/**
+ * A small ACP client for tests inside workerd: opens `/acp` through the Worker,
+ * records every frame, answers agent→client requests with registered handlers.
+ */
+import { env, SELF } from "cloudflare:test";
+
+export type Frame = Record<string, any>;
+
+export interface OpenOptions {
+  token?: string | null;
+  protocols?: string[];
+  headers?: Record<string, string>;
+}
+
+export class TestClient {
+  readonly frames: Frame[] = [];
+  readonly raw: string[] = [];
+  #nextId = 1;
+  #waiters: { predicate: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  #handlers = new Map<string, (params: any) => unknown>();
+  closed: { code: number; reason: string } | null = null;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly response: Response,
+  ) {
+    ws.addEventListener("message", (event) => {
+      const text = typeof event.data === "string" ? event.data : "";
+      this.raw.push(text);
+      const frame = JSON.parse(text) as Frame;
+      this.frames.push(frame);
+      if (frame.method && frame.id !== undefined) void this.#answer(frame);
+      this.#waiters = this.#waiters.filter((w) => {
+        if (!w.predicate(frame)) return true;
+        w.resolve(frame);
+        return false;
+      });
+    });
+    ws.addEventListener("close", (event) => {
+      this.closed = { code: event.code, reason: event.reason };
+    });
+  }
+
+  static async open(options: OpenOptions = {}): Promise<TestClient> {
+    const res = await upgrade(options);
+    if (res.status !== 101 || !res.webSocket) throw new Error(`upgrade failed: ${res.status} ${await res.text()}`);
+    res.webSocket.accept();
+    return new TestClient(res.webSocket, res);
+  }
+
+  /** Opens and initializes. */
+  static async ready(options: OpenOptions = {}, clientCapabilities: Frame = {}): Promise<TestClient> {
+    const client = await TestClient.open(options);
+    const init = await client.request("initialize", { protocolVersion: 1, clientCapabilities });
+    if (init.error) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
+    return client;
+  }
+
+  onRequest(method: string, handler: (params: any) => unknown): void {
+    this.#handlers.set(method, handler);
+  }
+
+  send(frame: unknown): void {
+    this.ws.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+  }
+
+  /** Sends a request and resolves with the whole response frame. */
+  request(method: string, params?: unknown, timeoutMs = 15_000): Promise<Frame> {
+    const id = this.#nextId++;
+    const response = this.next((f) => f.id === id && !f.method, timeoutMs);
+    this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+    return response;
+  }
+
+  /** Like `request` but returns `result`, throwing on an error response. */
+  async call(method: string, params?: unknown, timeoutMs?: number): Promise<any> {
+    const res = await this.request(method, params, timeoutMs);
+    if (res.error) throw new Error(`${method} failed: ${JSON.stringify(res.error)}`);
+    return res.result;
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) });
+  }
+
+  /** The next frame (received from now on, or already received if `fromIndex` given) matching `predicate`. */
+  next(predicate: (f: Frame) => boolean, timeoutMs = 15_000, fromIndex?: number): Promise<Frame> {
+    if (fromIndex !== undefined) {
+      const found = this.frames.slice(fromIndex).find(predicate);
+      if (found) return Promise.resolve(found);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for a frame; got ${this.raw.slice(-5).join("\n")}`)), timeoutMs);
+      this.#waiters.push({
+        predicate,
+        resolve: (f) => {
+          clearTimeout(timer);
+          resolve(f);
+        },
+      });
+    });
+  }
+
+  updates(sessionId?: string): Frame[] {
+    return this.frames.filter((f) => f.method === "session/update" && (!sessionId || f.params.sessionId === sessionId));
+  }
+
+  /** Concatenated `agent_message_chunk` text for a session. */
+  agentText(sessionId: string): string {
+    return this.updates(sessionId)
+      .filter((f) => f.params.update.sessionUpdate === "agent_message_chunk")
+      .map((f) => f.params.update.content.text)
+      .join("");
+  }
+
+  async newSession(cwd = "/work/project"): Promise<string> {
+    const result = await this.call("session/new", { cwd, mcpServers: [] });
+    return result.sessionId as string;
+  }
+
+  close(): void {
+    try {
+      this.ws.close(1000, "test done");
+    } catch {
+      // already closed
+    }
+  }
+
+  async #answer(frame: Frame): Promise<void> {
+    const handler = this.#handlers.get(frame.method);
+    if (!handler) {
+      this.send({ jsonrpc: "2.0", id: frame.id, error: { code: -32601, message: "Method not found" } });
+      return;
+    }
+    try {
+      this.send({ jsonrpc: "2.0", id: frame.id, result: await handler(frame.params) });
+    } catch (err) {
+      this.send({ jsonrpc: "2.0", id: frame.id, error: { code: -32603, message: String(err) } });
+    }
+  }
+}
+
+export function upgrade(options: OpenOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { Upgrade: "websocket", ...options.headers };
+  const token = options.token === undefined ? "tok-alpha" : options.token;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.protocols) headers["Sec-WebSocket-Protocol"] = options.protocols.join(", ");
+  return SELF.fetch("http://hermes.test/acp", { headers });
+}
+
+const mockUrl = env.MOCK_URL;
+
+/** Registers a script on the mock model; put `[[mock:KEY]]` in a prompt to use it. */
+export async function mockScript(key: string, steps: unknown[]): Promise<void> {
+  const res = await fetch(`${mockUrl}/_mock/scripts`, { method: "POST", body: JSON.stringify({ key, steps }) });
+  if (!res.ok) throw new Error(`mock script failed: ${res.status}`);
+}
+
+export async function mockCalls(key: string): Promise<any[]> {
+  return (await fetch(`${mockUrl}/_mock/calls?key=${encodeURIComponent(key)}`)).json();
+}
+
+export function uniqueKey(prefix = "k"): string {
+  return `${prefix}-${crypto.randomUUID()}`;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { TestClient, upgrade } from "./acp-test-client.js";
+
+describe("transport and JSON-RPC framing", () => {
+  it("rejects an upgrade without a token with 401 before upgrading", async () => {
+    const res = await upgrade({ token: null });
+    expect(res.status).toBe(401);
+    expect(res.webSocket).toBeNull();
+  });
+
+  it("rejects an unknown token with 401", async () => {
+    const res = await upgrade({ token: "nope" });
+    expect(res.status).toBe(401);
+  });
+
+  it("answers 101 with Acp-Connection-Id", async () => {
+    const client = await TestClient.open();
+    expect(client.response.status).toBe(101);
+    expect(client.response.headers.get("Acp-Connection-Id")).toMatch(/^[0-9a-f]{64}$/);
+    client.close();
+  });
+
+  it("accepts a browser token in Sec-WebSocket-Protocol and echoes only acp", async () => {
+    const client = await TestClient.open({ token: null, protocols: ["acp", "hermes-edge-token.tok-beta"] });
+    expect(client.response.headers.get("Sec-WebSocket-Protocol")).toBe("acp");
+    client.close();
+  });
+
+  it("returns -32700 with id null for invalid JSON and keeps the connection", async () => {
+    const client = await TestClient.ready();
+    const reply = client.next((f) => f.error?.code === -32700);
+    client.send("{not json");
+    expect((await reply).id).toBeNull();
+    expect((await client.call("session/list", {})).sessions).toEqual([]);
+    client.close();
+  });
+
+  it("returns one -32600 with id null for a batch", async () => {
+    const client = await TestClient.ready();
+    const reply = client.next((f) => f.error?.code === -32600);
+    client.send(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "session/list", params: {} }]));
+    expect((await reply).id).toBeNull();
+    await client.call("session/list", {});
+    expect(client.frames.filter((f) => f.error?.code === -32600)).toHaveLength(1);
+    client.close();
+  });
+
+  it("returns -32600 for a value that is not a JSON-RPC object", async () => {
+    const client = await TestClient.ready();
+    const reply = client.next((f) => f.error?.code === -32600);
+    client.send(JSON.stringify({ jsonrpc: "1.0", id: 7, method: "session/list" }));
+    expect((await reply).id).toBe(7);
+    const reply2 = client.next((f) => f.error?.code === -32600 && f.id === null);
+    client.send("42");
+    await reply2;
+    client.close();
+  });
+
+  it("returns -32601 for an unknown method", async () => {
+    const client = await TestClient.ready();
+    const res = await client.request("session/teleport", {});
+    expect(res.error.code).toBe(-32601);
+    client.close();
+  });
+
+  it("returns -32602 with the zod issues in error.data for a relative cwd", async () => {
+    const client = await TestClient.ready();
+    const res = await client.request("session/new", { cwd: "relative/path", mcpServers: [] });
+    expect(res.error.code).toBe(-32602);
+    expect(res.error.data).toEqual(expect.arrayContaining([expect.objectContaining({ path: ["cwd"] })]));
+    client.close();
+  });
+
+  it("returns -32600 for any request before initialize", async () => {
+    const client = await TestClient.open();
+    const res = await client.request("session/new", { cwd: "/a", mcpServers: [] });
+    expect(res.error.code).toBe(-32600);
+    expect(res.error.data.detail).toMatch(/initialize/);
+    client.close();
+  });
+
+  it("answers an oversized frame with an error naming the limit", async () => {
+    const client = await TestClient.ready();
+    const reply = client.next((f) => f.error?.code === -32600);
+    client.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: { pad: "x".repeat(70 * 1024) } }));
+    const err = await reply;
+    expect(err.error.message).toContain("65536");
+    await client.call("session/list", {});
+    client.close();
+  });
+
+  it("closes on a binary frame with a clear reason", async () => {
+    const client = await TestClient.ready();
+    const closed = new Promise<CloseEvent>((resolve) => client.ws.addEventListener("close", resolve));
+    client.ws.send(new Uint8Array([1, 2, 3]));
+    const event = await closed;
+    expect(event.code).toBe(1003);
+    expect(event.reason).toMatch(/binary/);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Three test projects, one command (`npm test`):
+ * - `unit`: pure logic in Node (acp, agent, session helpers, test support).
+ * - `workers`: the Worker and both Durable Objects inside workerd, against the
+ *   mock OpenAI-compatible server started here in Node.
+ * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
+ */
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+import { startMockOpenAI } from "./test/support/mock-openai.js";
+
+export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
+
+export default defineConfig(async () => {
+  const mock = await startMockOpenAI();
+  const migrations = await readD1Migrations("./migrations");
+  return {
+    test: {
+      projects: [
+        {
+          test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  OPENAI_BASE_URL: `${mock.url}/v1`,
+                  OPENAI_API_KEY: "test-key",
+                  HERMES_EDGE_TOKENS: TEST_TOKENS,
+                  HERMES_COALESCE_MS: "0",
+                  HERMES_MAX_FRAME_BYTES: String(64 * 1024),
+                  MOCK_URL: mock.url,
+                  TEST_MIGRATIONS: migrations,
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/workers/**/*.test.ts"],
+            setupFiles: ["./test/workers/apply-migrations.ts"],
+            testTimeout: 20_000,
+          },
+        },
+        {
+          test: {
+            name: "e2e",
+            include: ["test/e2e/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 90_000,
+            hookTimeout: 90_000,
+            fileParallelism: false,
+          },
+        },
+      ],
+    },
+  };
+});
