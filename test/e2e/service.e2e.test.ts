@@ -1,0 +1,84 @@
+/**
+ * End to end as an editor uses it: `wrangler dev` on a free port, the mock
+ * model, and the official SDK client over WebSocket. Every frame the service
+ * sends is checked against the ACP v1 JSON schema.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
+import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
+
+const TOKEN = "tok-e2e";
+let mock: MockOpenAI;
+let server: DevServer;
+const clients: SdkClient[] = [];
+
+beforeAll(async () => {
+  mock = await startMockOpenAI();
+  server = await startDevServer({
+    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model" },
+  });
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await server?.stop();
+  await mock?.close();
+});
+
+async function connect(): Promise<SdkClient> {
+  const c = await connectSdk(server.wsUrl, TOKEN);
+  clients.push(c);
+  await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  return c;
+}
+
+describe("hermes-edge over wrangler dev with the official SDK client", () => {
+  it("streams a turn, survives a dropped connection and loads the full history", async () => {
+    mock.setScript("e2e-stream", [{ chunks: ["Hello", ", ", "edge", " world"], reasoning: "thinking it over", chunkDelayMs: 5 }]);
+    const first = await connect();
+    const { sessionId } = await first.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
+    const answer = await first.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Say hello [[mock:e2e-stream]]" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(agentText(first.updates, sessionId)).toBe("Hello, edge world");
+    const kinds = first.updates.map((u) => u.update.sessionUpdate);
+    expect(kinds).toContain("agent_thought_chunk");
+    expect(kinds).toContain("usage_update");
+    expect(kinds).toContain("session_info_update");
+    expect(first.validator.errors).toEqual([]);
+    const liveCount = first.updates.length;
+    first.socket().terminate();
+
+    const second = await connect();
+    const listed = await second.agent.request("session/list", {});
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    expect(listed.sessions.find((s) => s.sessionId === sessionId)?.title).toBe("Say hello [[mock:e2e-stream]]");
+    const loaded = await second.agent.request("session/load", { sessionId, cwd: "/home/dev/project", mcpServers: [] });
+    expect((loaded._meta as any).hermes.turn).toEqual({ state: "idle", lastStopReason: "end_turn" });
+    const replay = second.updates.filter((u) => u.sessionId === sessionId);
+    expect(replay.find((u) => u.update.sessionUpdate === "user_message_chunk")?.update).toMatchObject({
+      content: { type: "text", text: "Say hello [[mock:e2e-stream]]" },
+    });
+    expect(agentText(replay, sessionId)).toBe("Hello, edge world");
+    // The live stream (which excluded the prompter's own user message) plus that message is the replay.
+    expect(replay.length).toBe(liveCount + 1);
+    const seqs = replay.map((u) => (u._meta as any).hermes.seq as number);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(second.validator.errors).toEqual([]);
+  });
+
+  it("keeps history across a second prompt and sends it to the model", async () => {
+    const c = await connect();
+    const { sessionId } = await c.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "first [[mock:e2e-history]]" }] });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "second" }] });
+    const calls = mock.calls("e2e-history");
+    expect(calls).toHaveLength(2);
+    const roles = calls[1]!.body.messages.map((m) => m.role);
+    expect(roles).toEqual(["system", "user", "assistant", "user"]);
+    expect(c.validator.errors).toEqual([]);
+  });
+});
