@@ -5,7 +5,7 @@
  * against the type its method (or, for a response, its request's method)
  * names. Node only: ajv compiles code, which workerd forbids.
  */
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -13,7 +13,7 @@ type Schema = { anyOf: { title: string }[]; $defs: Record<string, unknown> };
 const stable = require("@agentclientprotocol/sdk/schema/v1/schema.json") as Schema;
 const unstable = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json") as Schema;
 
-const ajv = new Ajv2020.default({ strict: false, allErrors: false, validateFormats: false });
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
 ajv.addSchema({ $id: "acp", $defs: stable.$defs });
 // Only `session/fork` (an unstable method) is checked against the unstable schema.
 ajv.addSchema({ $id: "acp-unstable", $defs: unstable.$defs });
@@ -21,11 +21,14 @@ const UNSTABLE_TYPES = new Set(["ForkSessionResponse"]);
 const compiled = new Map<string, ValidateFunction>();
 
 function validator(name: string): ValidateFunction {
-  let fn = compiled.get(name);
-  if (!fn) {
-    fn = ajv.compile(name === "$agent" ? rewrite(stable.anyOf.find((s) => s.title === "Agent")) : { $ref: `${UNSTABLE_TYPES.has(name) ? "acp-unstable" : "acp"}#/$defs/${name}` });
-    compiled.set(name, fn);
-  }
+  const cached = compiled.get(name);
+  if (cached) return cached;
+  const fn = ajv.compile(
+    name === "$agent"
+      ? rewrite(stable.anyOf.find((s) => s.title === "Agent")!)
+      : { $ref: `${UNSTABLE_TYPES.has(name) ? "acp-unstable" : "acp"}#/$defs/${name}` },
+  );
+  compiled.set(name, fn);
   return fn;
 }
 
