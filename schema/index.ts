@@ -1,1 +1,2 @@
 export * from "./sessions.js";
+export * from "./permission-rules.js";

@@ -62,3 +62,7 @@ function positiveInt(raw: string | undefined, fallback: number): number {
   const n = Number(raw);
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
+
+export function permissionTimeoutMs(env: Env): number {
+  return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, 60_000);
+}

@@ -16,6 +16,8 @@ export interface Env {
   HERMES_EDGE_TOKENS?: string;
   HERMES_MAX_FRAME_BYTES?: string;
   HERMES_CONTEXT_WINDOW?: string;
+  /** How long a permission request waits for the user before it counts as denied (default 60000). */
+  HERMES_PERMISSION_TIMEOUT_MS?: string;
   /** Milliseconds over which streamed text deltas are merged into one update. */
   HERMES_COALESCE_MS?: string;
 }

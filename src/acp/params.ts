@@ -18,6 +18,8 @@ import type {
   NewSessionRequest,
   PromptRequest,
   ResumeSessionRequest,
+  SetSessionConfigOptionRequest,
+  SetSessionModeRequest,
 } from "@agentclientprotocol/sdk";
 
 /** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
@@ -142,3 +144,20 @@ export function afterSeqOf(meta: Record<string, unknown> | null | undefined): nu
   const after = (hermes as Record<string, unknown>).afterSeq;
   return typeof after === "number" && Number.isInteger(after) && after >= 0 ? after : undefined;
 }
+
+export const zSetMode = conforms<SetSessionModeRequest>()(
+  z.looseObject({ sessionId: zSessionId, modeId: z.string().min(1), _meta: zMeta }),
+);
+
+export const zSetConfigOption = conforms<SetSessionConfigOptionRequest>()(
+  z.looseObject({
+    sessionId: zSessionId,
+    configId: z.string().min(1),
+    value: z.string(),
+    type: z.literal("select").optional(),
+    _meta: zMeta,
+  }),
+);
+
+/** The pre-config-option way to pick a model, still sent by some clients. */
+export const zSetModel = z.looseObject({ sessionId: zSessionId, modelId: z.string().min(1), _meta: zMeta });

@@ -13,8 +13,12 @@ function toPart(block: ContentBlock): ChatCompletionContentPart {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
-    case "image":
-      return { type: "image_url", image_url: { url: block.uri?.startsWith("http") ? block.uri : `data:${block.mimeType};base64,${block.data}` } };
+    case "image": {
+      // The payload is what the editor saw; a URI may be local to the editor's machine
+      // (unreachable for the model API), so it is used only when there is no payload.
+      const remote = !block.data && block.uri && /^https?:\/\//.test(block.uri) ? block.uri : undefined;
+      return { type: "image_url", image_url: { url: remote ?? `data:${block.mimeType};base64,${block.data}` } };
+    }
     case "audio":
       return { type: "text", text: `[audio attachment (${block.mimeType}) omitted: this agent does not process audio]` };
     case "resource_link":

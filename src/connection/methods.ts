@@ -18,6 +18,9 @@ import {
   zPrompt,
   zResumeSession,
   zSessionRef,
+  zSetConfigOption,
+  zSetMode,
+  zSetModel,
 } from "../acp/params.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { sessionInfo } from "./session-info.js";
@@ -80,6 +83,20 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   "session/prompt": spec(zPrompt, async (params, { ports, id }) => {
     unwrap(await ports.session(params.sessionId).prompt(ports.ref(), id, params.prompt));
     return DEFERRED;
+  }),
+
+  "session/set_mode": spec(zSetMode, async (params, { ports }) => {
+    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), "mode", params.modeId));
+    return {};
+  }),
+
+  "session/set_config_option": spec(zSetConfigOption, async (params, { ports }) =>
+    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), params.configId, params.value)),
+  ),
+
+  "session/set_model": spec(zSetModel, async (params, { ports }) => {
+    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), "model", params.modelId));
+    return {};
   }),
 
   "session/close": spec(zSessionRef, async (params, { ports }) => {

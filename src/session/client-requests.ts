@@ -61,6 +61,7 @@ export class ClientRequests {
           options.signal?.removeEventListener("abort", onAbort);
         },
       });
+      if (options.signal?.aborted) onAbort(); // "abort" never fires again for a signal already aborted
     });
     return { frame: requestFrame(id, method, params), answer };
   }

@@ -10,8 +10,9 @@ import type { SessionIndex } from "../db/session-index.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { SessionKind, SessionRecord } from "./session-record.js";
 import type { SessionStore } from "./session-store.js";
+import { DEFAULT_MODE } from "./modes.js";
+import { DEFAULT_REASONING_EFFORT } from "./config-options.js";
 
-export const DEFAULT_MODE = "default";
 
 export interface CreateSessionInit {
   sessionId: string;
@@ -49,6 +50,9 @@ export async function createSession(
     updatedAt: now.toISOString(),
     lastStopReason: null,
     interruptedPrompt: null,
+    reasoningEffort: DEFAULT_REASONING_EFFORT,
+    allowRules: [],
+    lastUsage: null,
   };
   // Index first: a session that cannot be listed must not exist half-made.
   await index.insert({

@@ -38,7 +38,12 @@ export class Outbox {
     try {
       while (this.#queue.length > 0 && !this.#gone) {
         const batch = this.#queue.splice(0, MAX_BATCH_FRAMES);
-        const ok = await this.deliver(batch).catch(() => false);
+        let ok: boolean;
+        try {
+          ok = await this.deliver(batch); // a synchronous throw (e.g. a bad DO id) counts too
+        } catch {
+          ok = false;
+        }
         if (!ok) {
           this.#gone = true;
           this.#queue = [];

@@ -2,44 +2,34 @@
  * The session's prompt queue and its running turn. Prompts are stored before
  * they run; one runs at a time; each `session/prompt` is answered when its own
  * turn ends, and every attached connection hears `_hermes/turn_ended`.
+ * `/steer` and `/queue` act at once, even while a turn runs.
  */
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
 import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
-import type { ModelProvider } from "../agent/model-provider.js";
-import { promptText, toUserContent } from "../agent/prompt-content.js";
+import type { ChatMessage } from "../agent/model-provider.js";
+import { promptText } from "../agent/prompt-content.js";
 import { titleFromPrompt } from "../agent/session-title.js";
-import { systemPrompt } from "../agent/system-prompt.js";
-import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
-import type { RetryPolicy } from "../agent/retry.js";
-import type { AnyTool, ClientPort } from "../tools/tool.js";
-import type { ModelSettings } from "../config.js";
+import type { TurnOutcome } from "../agent/turn-loop.js";
 import type { ConnectionRef } from "./connection-ref.js";
+import { runCommand } from "./command-runner.js";
 import type { SessionRuntime, TurnState } from "./session-runtime.js";
 import type { PromptRow, RequestId } from "./session-store.js";
-import { clientPortFor } from "./client-port.js";
+import { parseSlashCommand } from "./slash-commands.js";
+import { runModelTurn, type TurnPorts } from "./model-turn.js";
 
-export interface PromptPorts {
-  settings: ModelSettings;
-  /** Null when no API key is configured. */
-  provider(): ModelProvider | null;
-  tools(client: ClientPort): AnyTool[];
-  newId(): string;
-  coalesceMs: number;
-  retry?: RetryPolicy;
+export interface PromptPorts extends TurnPorts {
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
   keepAlive(running: boolean): void;
   onTitle(title: string): void;
   onTurnEnd(stopReason: StopReason): void;
 }
 
-export const NO_MODEL_MESSAGE =
-  "No model is configured for hermes-edge. Set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and HERMES_MODEL) " +
-  "in `.dev.vars` for `wrangler dev`, or with `wrangler secret put OPENAI_API_KEY` in production, then send your prompt again.";
-
 export class PromptRunner {
   #current: { row: PromptRow; controller: AbortController } | null = null;
   #draining = false;
+  /** `/steer` guidance waiting for the running turn's next model call. */
+  #injected: ChatMessage[] = [];
 
   constructor(
     private readonly runtime: SessionRuntime,
@@ -57,6 +47,11 @@ export class PromptRunner {
 
   enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): void {
     this.runtime.ownAttached(conn);
+    const command = parseSlashCommand(prompt);
+    if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
+      this.#actNow(conn, requestId, command.name, command.arg);
+      return;
+    }
     this.runtime.store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
     void this.#drain();
   }
@@ -73,9 +68,7 @@ export class PromptRunner {
       this.#current.controller.abort();
       return;
     }
-    const queued = this.runtime.store
-      .promptsIn("queued")
-      .find((r) => r.connectionId === connectionId && r.requestId === requestId);
+    const queued = this.runtime.store.promptsIn("queued").find((r) => r.connectionId === connectionId && r.requestId === requestId);
     if (queued) this.#finish(queued, { stopReason: "cancelled" });
   }
 
@@ -92,11 +85,22 @@ export class PromptRunner {
     this.runtime.store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
     this.runtime.emit(
       agentMessageChunk(
-        `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nSend it again to continue.`,
+        `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,
         this.ports.newId(),
       ),
     );
-    for (const row of cut) this.#finish(row, { stopReason: "cancelled" }, { interrupted: true, state: "interrupted" });
+    for (const row of cut) this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
+  }
+
+  #actNow(conn: ConnectionRef, requestId: RequestId, name: "steer" | "queue", text: string): void {
+    if (name === "steer") {
+      this.#injected.push({ role: "user", content: `Guidance from the user while you work: ${text}` });
+      this.runtime.emit(agentMessageChunk(`↪ Guidance noted; the running turn will follow it from its next step.`, this.ports.newId()));
+    } else {
+      this.runtime.store.enqueuePrompt(null, null, [{ type: "text", text }], Date.now());
+      this.runtime.emit(agentMessageChunk(`Queued: ${text.slice(0, 200)}`, this.ports.newId()));
+    }
+    this.runtime.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
   }
 
   async #drain(): Promise<void> {
@@ -116,13 +120,11 @@ export class PromptRunner {
   }
 
   async #run(row: PromptRow): Promise<void> {
-    const { store } = this.runtime;
-    store.setPromptState(row.id, "running");
+    this.runtime.store.setPromptState(row.id, "running");
     const controller = new AbortController();
     this.#current = { row, controller };
     try {
-      const outcome = await this.#turn(row, controller.signal);
-      this.#finish(row, outcome);
+      this.#finish(row, await this.#turn(row, controller.signal));
     } catch (err) {
       console.error("turn crashed", err);
       const message = `The turn failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
@@ -130,75 +132,71 @@ export class PromptRunner {
       this.#finish(row, { stopReason: "end_turn", error: AcpError.internalError(message).toJSON() });
     } finally {
       this.#current = null;
+      this.#injected = [];
     }
   }
 
   async #turn(row: PromptRow, signal: AbortSignal): Promise<Pick<TurnOutcome, "stopReason" | "error">> {
     const { store } = this.runtime;
-    const record = store.record()!;
     const userMessageId = this.ports.newId();
     for (const block of row.prompt) this.runtime.emit(userMessageChunk(block, userMessageId), { exclude: row.connectionId });
-    if (!record.title) {
-      const title = titleFromPrompt(promptText(row.prompt));
-      store.updateRecord({ title, interruptedPrompt: null });
+    let prompt = row.prompt;
+    const command = parseSlashCommand(prompt);
+    if (command) {
+      const result = runCommand(command, {
+        record: () => store.record()!,
+        settings: this.ports.sessionSettings,
+        models: this.ports.settings.models,
+        toolNames: () => this.ports.toolsForTurn(row.connectionId).map((t) => t.name),
+        contextWindow: this.ports.settings.contextWindow,
+        clearHistory: () => store.clearHistory(),
+        lastPrompt: () => this.#lastPrompt(),
+      });
+      if ("reply" in result) {
+        this.runtime.emit(agentMessageChunk(result.reply, this.ports.newId()));
+        return { stopReason: "end_turn" };
+      }
+      prompt = result.prompt;
+    }
+    if (!store.record()!.title) {
+      const title = titleFromPrompt(promptText(prompt));
+      store.updateRecord({ title });
       this.runtime.emit(sessionInfoUpdate(title, new Date().toISOString()));
       this.ports.onTitle(title);
     }
-    const provider = this.ports.provider();
-    if (!provider) {
-      this.runtime.emit(agentMessageChunk(NO_MODEL_MESSAGE, this.ports.newId()));
-      return { stopReason: "end_turn" };
-    }
-    const userMessage = { role: "user" as const, content: toUserContent(row.prompt) };
-    store.appendHistory(userMessage);
-    const client = clientPortFor(this.runtime, row.connectionId);
-    const tools = this.ports.tools(client);
-    const outcome = await runTurn(
-      {
-        model: record.model,
-        messages: [{ role: "system", content: systemPrompt(record, tools) }, ...store.history()],
-        tools,
-      },
-      {
-        provider,
-        emit: (update) => this.runtime.emit(update),
-        record: (message) => store.appendHistory(message),
-        toolContext: (toolCallId, toolSignal) => ({
-          sessionId: record.sessionId,
-          cwd: record.cwd,
-          additionalDirectories: record.additionalDirectories,
-          toolCallId,
-          signal: toolSignal,
-          client,
-          emit: (update) => this.runtime.emit(update),
-        }),
-        newId: this.ports.newId,
-        coalesceMs: this.ports.coalesceMs,
-        ...(this.ports.retry ? { retry: this.ports.retry } : {}),
-      },
-      signal,
-    );
+    store.updateRecord({ interruptedPrompt: null });
+    const outcome = await runModelTurn(this.runtime, this.ports, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected() });
     if (outcome.usage) {
-      this.runtime.emit(usageUpdate(outcome.usage.promptTokens + outcome.usage.completionTokens, this.ports.settings.contextWindow));
+      const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
+      store.updateRecord({ lastUsage: used });
+      this.runtime.emit(usageUpdate(used, this.ports.settings.contextWindow));
     }
     return outcome;
   }
 
-  #finish(
-    row: PromptRow,
-    outcome: { stopReason: StopReason; error?: JsonRpcErrorBody | undefined },
-    extra: { interrupted?: boolean; state?: "interrupted" } = {},
-  ): void {
-    this.runtime.store.setPromptState(row.id, extra.state ?? "done", outcome.stopReason);
+  #takeInjected(): ChatMessage[] {
+    const taken = this.#injected;
+    this.#injected = [];
+    return taken;
+  }
+
+  #lastPrompt(): ContentBlock[] | null {
+    const interrupted = this.runtime.store.record()!.interruptedPrompt;
+    if (interrupted) return [{ type: "text", text: interrupted }];
+    return this.runtime.store.recentPrompts(20).find((p) => !parseSlashCommand(p)) ?? null;
+  }
+
+  #finish(row: PromptRow, outcome: { stopReason: StopReason; error?: JsonRpcErrorBody | undefined }, extra: { interrupted?: boolean } = {}): void {
+    this.runtime.store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", outcome.stopReason);
     this.runtime.store.updateRecord({ lastStopReason: outcome.stopReason });
-    const sessionId = this.runtime.store.record()!.sessionId;
     this.runtime.emitTurnEnded({
-      sessionId,
+      sessionId: this.runtime.store.record()!.sessionId,
       stopReason: outcome.stopReason,
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
-    this.runtime.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason } });
+    const answer = outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason } };
+    this.runtime.respond(row.connectionId, row.requestId, answer);
     this.ports.onTurnEnd(outcome.stopReason);
   }
 }

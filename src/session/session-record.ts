@@ -17,6 +17,11 @@ export interface SessionRecord {
   createdAt: string;
   updatedAt: string;
   lastStopReason: string | null;
+  reasoningEffort: "low" | "medium" | "high";
+  /** Permission rules the user allowed "for this session" (`edit`, `execute:<program>`). */
+  allowRules: string[];
+  /** Tokens of the last model call (prompt + completion), for `/context`. */
+  lastUsage: number | null;
   /** Text of a prompt whose turn a restart cut off, kept for the user to retry. */
   interruptedPrompt: string | null;
 }

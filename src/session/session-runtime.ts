@@ -1,7 +1,7 @@
 /**
- * Everything a session object does, apart from the Durable Object plumbing:
- * ownership checks, attaching connections, the update log and its delivery,
- * replay on load/resume, close and delete. Prompts run in `PromptRunner`.
+ * A session's presence on the wire: ownership checks, attached connections,
+ * the update log and its ordered delivery, responses, requests to the editor.
+ * Prompts run in `PromptRunner`; `SessionKernel` wires the parts together.
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
@@ -80,12 +80,13 @@ export class SessionRuntime {
   }
 
   /** Logs an update under the next seq and sends it to every attached connection. */
-  emit(update: SessionUpdate, options: { exclude?: string | null } = {}): number {
+  emit(update: SessionUpdate, options: { exclude?: string | null; only?: string } = {}): number {
     const sessionId = this.store.record()!.sessionId;
     const { seq, frame } = this.store.appendLog((seq) =>
       notificationFrame("session/update", { sessionId, update, _meta: { hermes: { seq } } }),
     );
-    this.broadcast(frame, options.exclude);
+    if (options.only !== undefined) this.outbox(options.only).push(frame);
+    else this.broadcast(frame, options.exclude);
     return seq;
   }
 
@@ -113,33 +114,5 @@ export class SessionRuntime {
       this.#outboxes.set(connectionId, outbox);
     }
     return outbox;
-  }
-
-  /**
-   * `session/load` (full replay) and `session/resume` (no replay) — both replay
-   * only what follows `afterSeq` when the client says what it saw last. The
-   * response goes through the same outbox as the replay, so it arrives last.
-   */
-  async open(
-    conn: ConnectionRef,
-    requestId: JsonRpcId,
-    options: { replay: boolean; afterSeq: number | undefined; cwd: string; additionalDirectories?: string[] },
-    result: Record<string, unknown>,
-  ): Promise<void> {
-    const record = this.own(conn);
-    this.attach(conn);
-    this.store.updateRecord({
-      status: "active",
-      cwd: options.cwd,
-      additionalDirectories: options.additionalDirectories ?? record.additionalDirectories,
-    });
-    const outbox = this.outbox(conn.connectionId);
-    if (options.replay || options.afterSeq !== undefined) {
-      for (const page of this.store.logAfter(options.afterSeq ?? 0)) {
-        for (const frame of page) outbox.push(frame);
-      }
-    }
-    outbox.push(resultFrame(requestId, result));
-    await outbox.drained();
   }
 }

@@ -86,6 +86,10 @@ export class SessionStore {
     this.sql.exec(`INSERT INTO history (body) VALUES (?)`, JSON.stringify(message));
   }
 
+  clearHistory(): void {
+    this.sql.exec(`DELETE FROM history`);
+  }
+
   history(): ChatMessage[] {
     return this.sql
       .exec<{ body: string }>(`SELECT body FROM history ORDER BY id`)
@@ -151,6 +155,14 @@ export class SessionStore {
         prompt: JSON.parse(r.prompt) as ContentBlock[],
         state: r.state,
       }));
+  }
+
+  /** Most recent prompts first, for `/retry`. */
+  recentPrompts(limit: number): ContentBlock[][] {
+    return this.sql
+      .exec<{ prompt: string }>(`SELECT prompt FROM prompts WHERE state != 'queued' ORDER BY id DESC LIMIT ?`, limit)
+      .toArray()
+      .map((r) => JSON.parse(r.prompt) as ContentBlock[]);
   }
 
   setPromptState(id: number, state: PromptState, stopReason: string | null = null): void {

@@ -27,6 +27,23 @@ export interface ToolContext {
   client: ClientPort;
   /** Sends a session update (e.g. a `tool_call_update` with progress, or a `plan`). */
   emit(update: SessionUpdate): void;
+  /**
+   * The permission gate every edit and command passes before it touches the
+   * editor's machine; throws `ToolError` when the user (or the mode) denies it.
+   * Absent means no gate is installed (e.g. in tests of the tool alone).
+   */
+  gate?(request: GateRequest): Promise<void>;
+}
+
+/** What a tool asks permission for: the diff it will write or the command it will run. */
+export interface GateRequest {
+  kind: "edit" | "execute";
+  /** Absolute, policy-checked paths the action touches (for `execute`, its working directory). */
+  paths: string[];
+  title: string;
+  content: ToolCallContent[];
+  /** For `execute`: the command line, so "allow" can be remembered per program. */
+  command?: string;
 }
 
 export interface ToolOutcome {

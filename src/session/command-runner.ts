@@ -1,0 +1,72 @@
+/**
+ * What each slash command does. A command either answers in the conversation
+ * or turns into a prompt for the model (`/retry`, `/queue` when idle).
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { AGENT_VERSION } from "../acp/capabilities.js";
+import { AcpError } from "../acp/errors.js";
+import { MODES } from "./modes.js";
+import type { SessionRecord } from "./session-record.js";
+import type { SettingsController } from "./session-settings.js";
+import { helpText, type SlashCommand } from "./slash-commands.js";
+
+export type CommandResult = { reply: string } | { prompt: ContentBlock[] };
+
+export interface CommandDeps {
+  record(): SessionRecord;
+  settings: SettingsController;
+  models: string[];
+  toolNames(): string[];
+  contextWindow: number;
+  clearHistory(): void;
+  /** The interrupted prompt, else the last one that was not a command. */
+  lastPrompt(): ContentBlock[] | null;
+}
+
+export function runCommand(command: SlashCommand, deps: CommandDeps): CommandResult {
+  const record = deps.record();
+  switch (command.name) {
+    case "help":
+      return { reply: helpText() };
+    case "version":
+      return { reply: `hermes-edge ${AGENT_VERSION}` };
+    case "tools": {
+      const names = deps.toolNames();
+      return { reply: names.length ? `Tools in this session (${record.mode} mode): ${names.join(", ")}` : `No tools are available in this session (${record.mode} mode, or the editor offers no file or terminal access).` };
+    }
+    case "context": {
+      const used = record.lastUsage;
+      return {
+        reply: used === null
+          ? `No model call yet. Context window: ${deps.contextWindow.toLocaleString("en-US")} tokens.`
+          : `Context: ${used.toLocaleString("en-US")} of ${deps.contextWindow.toLocaleString("en-US")} tokens used (${Math.round((used / deps.contextWindow) * 100)}%).`,
+      };
+    }
+    case "model":
+      return setting(deps, "model", command.arg, () => `Model: ${record.model}. Available: ${deps.models.join(", ")}.`);
+    case "mode":
+      return setting(deps, "mode", command.arg, () => `Mode: ${record.mode}. Available: ${MODES.map((m) => m.id).join(", ")}.`);
+    case "reset":
+      deps.clearHistory();
+      return { reply: "Context cleared: the model starts fresh from here. The session and its transcript are kept." };
+    case "retry": {
+      const prompt = deps.lastPrompt();
+      return prompt ? { prompt } : { reply: "There is no earlier prompt to retry." };
+    }
+    case "steer":
+    case "queue":
+      // Reaching here means no turn was running: the text is simply the next prompt.
+      return command.arg ? { prompt: [{ type: "text", text: command.arg }] } : { reply: `Usage: /${command.name} <text>` };
+  }
+}
+
+function setting(deps: CommandDeps, configId: "model" | "mode", arg: string, show: () => string): CommandResult {
+  if (!arg) return { reply: show() };
+  try {
+    deps.settings.set(configId, arg);
+    return { reply: `${configId === "model" ? "Model" : "Mode"} set to ${arg}.` };
+  } catch (err) {
+    if (err instanceof AcpError) return { reply: `Cannot set ${configId} to "${arg}". ${show()}` };
+    throw err;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Sets up and runs one model turn for a prompt: the tools the mode and the
+ * client allow, the permission gate, the history, and `runTurn` itself.
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { agentMessageChunk } from "../acp/updates.js";
+import type { ChatMessage, ModelProvider } from "../agent/model-provider.js";
+import { toUserContent } from "../agent/prompt-content.js";
+import type { RetryPolicy } from "../agent/retry.js";
+import { systemPrompt } from "../agent/system-prompt.js";
+import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
+import type { ModelSettings } from "../config.js";
+import type { PermissionRuleStore } from "../db/permission-rules.js";
+import type { AnyTool, ClientPort } from "../tools/tool.js";
+import { clientPortFor } from "./client-port.js";
+import { toolAllowedInMode } from "./modes.js";
+import { PermissionGate } from "./permission-gate.js";
+import type { SessionRuntime } from "./session-runtime.js";
+import type { SettingsController } from "./session-settings.js";
+
+export interface TurnPorts {
+  settings: ModelSettings;
+  sessionSettings: SettingsController;
+  /** Null when no API key is configured. */
+  provider(): ModelProvider | null;
+  /** The registry: tools the client's capabilities allow. */
+  tools(client: ClientPort): AnyTool[];
+  /** Tools for a turn prompted from `connectionId`, after the mode's filter. */
+  toolsForTurn(connectionId: string | null): AnyTool[];
+  permissionRules: PermissionRuleStore;
+  permissionTimeoutMs: number;
+  newId(): string;
+  coalesceMs: number;
+  retry?: RetryPolicy;
+}
+
+export const NO_MODEL_MESSAGE =
+  "No model is configured for hermes-edge. Set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and HERMES_MODEL) " +
+  "in `.dev.vars` for `wrangler dev`, or with `wrangler secret put OPENAI_API_KEY` in production, then send your prompt again.";
+
+export function toolsForTurn(runtime: SessionRuntime, ports: Pick<TurnPorts, "tools">, connectionId: string | null): AnyTool[] {
+  const mode = runtime.store.record()!.mode;
+  return ports.tools(clientPortFor(runtime, connectionId)).filter((tool) => toolAllowedInMode(mode, tool.kind));
+}
+
+export async function runModelTurn(
+  runtime: SessionRuntime,
+  ports: TurnPorts,
+  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[] },
+): Promise<Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>> {
+  const { store } = runtime;
+  const provider = ports.provider();
+  if (!provider) {
+    runtime.emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
+    return { stopReason: "end_turn" };
+  }
+  const record = store.record()!;
+  store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
+  const client = clientPortFor(runtime, turn.connectionId);
+  const tools = ports.toolsForTurn(turn.connectionId);
+  const gate = new PermissionGate({
+    sessionId: record.sessionId,
+    mode: () => store.record()!.mode,
+    sessionRules: () => store.record()!.allowRules,
+    addSessionRule: (rule) => store.updateRecord({ allowRules: [...new Set([...store.record()!.allowRules, rule])] }),
+    hasTenantRule: (rule) => ports.permissionRules.has(record.tenant, record.cwd, rule),
+    addTenantRule: (rule) => ports.permissionRules.add(record.tenant, record.cwd, rule),
+    askClient: (params, options) => client.request("session/request_permission", params, options),
+    timeoutMs: ports.permissionTimeoutMs,
+  });
+  return runTurn(
+    {
+      model: record.model,
+      messages: [{ role: "system", content: systemPrompt(record, tools) }, ...store.history()],
+      tools,
+      reasoningEffort: record.reasoningEffort,
+    },
+    {
+      provider,
+      emit: (update) => runtime.emit(update),
+      record: (message) => store.appendHistory(message),
+      toolContext: (toolCallId, signal) => ({
+        sessionId: record.sessionId,
+        cwd: record.cwd,
+        additionalDirectories: record.additionalDirectories,
+        toolCallId,
+        signal,
+        client,
+        emit: (update) => runtime.emit(update),
+        gate: (request) => gate.check(request, { toolCallId, signal }),
+      }),
+      newId: ports.newId,
+      coalesceMs: ports.coalesceMs,
+      takeInjected: turn.takeInjected,
+      ...(ports.retry ? { retry: ports.retry } : {}),
+    },
+    turn.signal,
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * The parts of one session wired together: storage, runtime (log, outboxes,
+ * attachments), settings, prompt runner. The Durable Object class only adds
+ * RPC entry points and alarms; everything here is plain TypeScript.
+ */
+import type { JsonRpcId } from "../acp/jsonrpc.js";
+import { OpenAIProvider } from "../agent/openai-provider.js";
+import { coalesceMs, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
+import { PermissionRuleStore } from "../db/permission-rules.js";
+import { SessionIndex } from "../db/session-index.js";
+import type { Env } from "../env.js";
+import { toolsFor } from "../tools/index.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import { toolsForTurn } from "./model-turn.js";
+import type { Deliver } from "./outbox.js";
+import { PromptRunner } from "./prompt-runner.js";
+import type { SessionRecord } from "./session-record.js";
+import { SessionRuntime } from "./session-runtime.js";
+import { SettingsController } from "./session-settings.js";
+import { SessionStore } from "./session-store.js";
+import { availableCommands } from "./slash-commands.js";
+
+export interface KernelHost {
+  deliver(connectionId: string): Deliver;
+  keepAlive(running: boolean): void;
+}
+
+export class SessionKernel {
+  readonly store: SessionStore;
+  readonly index: SessionIndex;
+  readonly settings: ModelSettings;
+  readonly runtime: SessionRuntime;
+  readonly sessionSettings: SettingsController;
+  readonly runner: PromptRunner;
+
+  constructor(sql: SqlStorage, env: Env, host: KernelHost) {
+    this.store = new SessionStore(sql);
+    this.store.migrate();
+    this.index = new SessionIndex(env.DB);
+    this.settings = modelSettings(env);
+    this.runtime = new SessionRuntime({ store: this.store, index: this.index, deliver: host.deliver, now: Date.now });
+    this.sessionSettings = new SettingsController(this.runtime, this.settings.models, (record) =>
+      this.#indexUpdate({ mode: record.mode, model: record.model }),
+    );
+    const settings = this.settings;
+    this.runner = new PromptRunner(this.runtime, {
+      settings,
+      sessionSettings: this.sessionSettings,
+      provider: () => (settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null),
+      tools: toolsFor,
+      toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools: toolsFor }, connectionId),
+      permissionRules: new PermissionRuleStore(env.DB),
+      permissionTimeoutMs: permissionTimeoutMs(env),
+      newId: () => crypto.randomUUID(),
+      coalesceMs: coalesceMs(env),
+      keepAlive: host.keepAlive,
+      onTitle: (title) => this.#indexUpdate({ title }),
+      onTurnEnd: () => this.#indexUpdate({}),
+    });
+    if (this.store.record()) this.runner.recoverInterrupted();
+  }
+
+  async open(
+    conn: ConnectionRef,
+    requestId: JsonRpcId,
+    options: { replay: boolean; afterSeq: number | undefined; cwd: string; additionalDirectories?: string[] },
+  ): Promise<null> {
+    const record = this.runtime.own(conn);
+    this.runtime.attach(conn);
+    this.store.updateRecord({
+      status: "active",
+      cwd: options.cwd,
+      additionalDirectories: options.additionalDirectories ?? record.additionalDirectories,
+    });
+    const outbox = this.runtime.outbox(conn.connectionId);
+    if (options.replay || options.afterSeq !== undefined) {
+      for (const page of this.store.logAfter(options.afterSeq ?? 0)) for (const frame of page) outbox.push(frame);
+    }
+    await this.answerOpen(conn, requestId, { _meta: { hermes: { turn: this.runner.turnState() } } }, !options.replay);
+    this.#indexUpdate({ status: "active", cwd: options.cwd });
+    return null;
+  }
+
+  /**
+   * The response to new/load/resume (with modes and config options), then the
+   * command list. Like every update it is logged with a seq; a load replays the
+   * one logged at creation, so only new and resume log another (for this client only).
+   */
+  async answerOpen(conn: ConnectionRef, requestId: JsonRpcId, result: Record<string, unknown>, sendCommands = true): Promise<void> {
+    this.runtime.respond(conn.connectionId, requestId, { result: { ...result, ...this.sessionSettings.sessionState() } });
+    if (sendCommands) {
+      this.runtime.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() }, { only: conn.connectionId });
+    }
+    await this.runtime.outbox(conn.connectionId).drained();
+  }
+
+  /** Cancels the turn, answers queued prompts and lets every connection go (close and delete). */
+  async stop(conn: ConnectionRef): Promise<SessionRecord> {
+    const record = this.runtime.own(conn);
+    this.runner.cancelAll();
+    await this.runner.idle();
+    this.runtime.detachAll();
+    return record;
+  }
+
+  #indexUpdate(patch: Parameters<SessionIndex["update"]>[1]): void {
+    const record = this.store.record();
+    if (!record) return;
+    this.index.update(record.sessionId, { ...patch, updatedAt: Date.now() }).catch((err) => console.error("session index update failed", err));
+  }
+}
