@@ -4,6 +4,7 @@
  * - `workers`: the Worker and both Durable Objects inside workerd, against the
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
+ * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -17,6 +18,7 @@ export default defineConfig(async () => {
   return {
     test: {
       projects: [
+        "./proxy/vitest.config.ts",
         {
           test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
         },

@@ -1,2 +1,3 @@
 export * from "./sessions.js";
 export * from "./permission-rules.js";
+export * from "./segments.js";

@@ -16,7 +16,26 @@ export interface ModelSettings {
   defaultModel: string;
   /** Selectable models; always contains `defaultModel`. */
   models: string[];
+  /** From HERMES_CONTEXT_WINDOW; when unset, each model's own window applies. */
+  contextWindowOverride: number | undefined;
   contextWindow: number;
+}
+
+/** Known context windows by model-id prefix; anything else gets `DEFAULT_CONTEXT_WINDOW`. */
+const MODEL_WINDOWS: [prefix: string, tokens: number][] = [
+  ["gpt-4.1", 1_047_576],
+  ["gpt-5", 400_000],
+  ["o3", 200_000],
+  ["o4", 200_000],
+  ["gpt-4o", 128_000],
+  ["claude", 200_000],
+  ["gemini", 1_048_576],
+];
+
+export function contextWindowFor(model: string, settings: Pick<ModelSettings, "contextWindowOverride">): number {
+  if (settings.contextWindowOverride) return settings.contextWindowOverride;
+  const id = model.split("/").pop() ?? model;
+  return MODEL_WINDOWS.find(([prefix]) => id.startsWith(prefix))?.[1] ?? DEFAULT_CONTEXT_WINDOW;
 }
 
 export function modelSettings(env: Env): ModelSettings {
@@ -27,7 +46,8 @@ export function modelSettings(env: Env): ModelSettings {
     apiKey: env.OPENAI_API_KEY?.trim() || undefined,
     defaultModel,
     models: listed.includes(defaultModel) ? listed : [defaultModel, ...listed],
-    contextWindow: positiveInt(env.HERMES_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW),
+    contextWindowOverride: positiveInt(env.HERMES_CONTEXT_WINDOW, 0) || undefined,
+    contextWindow: contextWindowFor(defaultModel, { contextWindowOverride: positiveInt(env.HERMES_CONTEXT_WINDOW, 0) || undefined }),
   };
 }
 
@@ -36,7 +56,9 @@ export function maxFrameBytes(env: Env): number {
 }
 
 export function coalesceMs(env: Env): number {
-  const n = Number(env.HERMES_COALESCE_MS);
+  const raw = env.HERMES_COALESCE_MS?.trim();
+  if (!raw) return DEFAULT_COALESCE_MS; // Number("") is 0: a blank setting means unset, not "no window"
+  const n = Number(raw);
   return Number.isFinite(n) && n >= 0 ? n : DEFAULT_COALESCE_MS;
 }
 

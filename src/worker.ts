@@ -9,6 +9,7 @@ import { PROTOCOL_HEADER, TENANT_HEADER } from "./durable/connection-object.js";
 import type { Env } from "./env.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
 import { rest } from "./http/rest.js";
+import registryManifest from "../registry/agent.json";
 
 export { ConnectionObject } from "./durable/connection-object.js";
 export { SessionObject } from "./durable/session-object.js";
@@ -16,6 +17,9 @@ export { SessionObject } from "./durable/session-object.js";
 const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
 
 app.get("/health", (c) => c.json({ ok: true, name: AGENT_NAME, version: AGENT_VERSION }));
+
+// The ACP registry manifest, so a registry or an editor can discover how to launch the proxy.
+app.get("/.well-known/acp/agent.json", (c) => c.json(registryManifest));
 
 app.get("/acp", bearerAuth(), async (c) => {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {

@@ -42,7 +42,8 @@ export function initializeResult(client: ClientCapabilities | undefined): Initia
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, embeddedContext: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+      // `fork` is an unstable ACP capability; stable clients ignore the extra key.
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...{ fork: {} } },
     },
     authMethods: authMethods(client),
   };

@@ -21,6 +21,7 @@ import type {
   SetSessionConfigOptionRequest,
   SetSessionModeRequest,
 } from "@agentclientprotocol/sdk";
+import type { ForkSessionRequest } from "@agentclientprotocol/sdk/unstable";
 
 /** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
 const conforms =
@@ -155,6 +156,16 @@ export const zSetConfigOption = conforms<SetSessionConfigOptionRequest>()(
     configId: z.string().min(1),
     value: z.string(),
     type: z.literal("select").optional(),
+    _meta: zMeta,
+  }),
+);
+
+export const zForkSession = conforms<ForkSessionRequest>()(
+  z.looseObject({
+    sessionId: zSessionId,
+    cwd: zAbsolutePath,
+    additionalDirectories: z.array(zAbsolutePath).optional(),
+    mcpServers: z.array(zMcpServer).optional(),
     _meta: zMeta,
   }),
 );

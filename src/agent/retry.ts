@@ -17,7 +17,7 @@ export function shouldRetry(err: unknown, attempt: number, policy: RetryPolicy):
   return err instanceof ProviderError && err.retryable && attempt < policy.attempts;
 }
 
-/** Exponential backoff with full jitter: attempt 1 waits up to base, 2 up to 2×base… */
+/** Exponential backoff with jitter: attempt n waits between half and all of min(max, base×2^(n-1)). */
 export function retryDelayMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);

@@ -17,6 +17,7 @@ import {
   zNewSession,
   zPrompt,
   zResumeSession,
+  zForkSession,
   zSessionRef,
   zSetConfigOption,
   zSetMode,
@@ -82,6 +83,15 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   "session/prompt": spec(zPrompt, async (params, { ports, id }) => {
     unwrap(await ports.session(params.sessionId).prompt(ports.ref(), id, params.prompt));
+    return DEFERRED;
+  }),
+
+  "session/fork": spec(zForkSession, async (params, { ports, id }) => {
+    const snapshot = unwrap(await ports.session(params.sessionId).forkSnapshot(ports.ref()));
+    const sessionId = crypto.randomUUID();
+    ports.rememberSession(sessionId);
+    const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] };
+    unwrap(await ports.session(sessionId).createFork(ports.ref(), id, init, snapshot), () => ports.forgetSession(sessionId));
     return DEFERRED;
   }),
 

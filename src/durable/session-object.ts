@@ -8,9 +8,11 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { JsonRpcErrorBody } from "../acp/errors.js";
 import type { JsonRpcId } from "../acp/jsonrpc.js";
 import type { Env } from "../env.js";
+import type { ChatMessage } from "../agent/model-provider.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import { createSession, type CreateSessionInit } from "../session/create-session.js";
 import { SessionKernel } from "../session/session-kernel.js";
+import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "../session/fork.js";
 import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
 
 const HEARTBEAT_MS = 30_000;
@@ -42,7 +44,39 @@ export class SessionObject extends DurableObject<Env> {
   create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
     return outcomeOf(async () => {
       const k = this.#kernel;
-      const result = await createSession(k.store, k.index, conn, init, k.settings);
+      const result = await createSession(k.store, k.index, k.segments, conn, init, k.settings);
+      k.runtime.attach(conn);
+      await k.answerOpen(conn, requestId, result);
+      return null;
+    });
+  }
+
+  /** The source side of `session/fork`: everything up to the last completed turn. */
+  forkSnapshot(conn: ConnectionRef): Promise<RpcOutcome<ForkSnapshot>> {
+    return outcomeOf(() => {
+      this.#kernel.runtime.own(conn);
+      return takeSnapshot(this.#kernel.store, completedBoundary(this.#kernel.store, this.#kernel.runner.runningTurnStart()));
+    });
+  }
+
+  /** The new side of `session/fork`: a session made from the snapshot, answered like `session/new`. */
+  createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
+    return outcomeOf(async () => {
+      const k = this.#kernel;
+      const source = snapshot.record;
+      const result = await createSession(k.store, k.index, k.segments, conn, {
+        ...init,
+        kind: "fork",
+        parentId: source.sessionId,
+        rootId: source.rootId,
+        model: source.model,
+        mode: source.mode,
+        parentLineage: source.lineage,
+      }, k.settings);
+      const title = source.title ? `Fork: ${source.title}` : null;
+      k.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
+      if (title) await k.index.update(init.sessionId, { title });
+      importSnapshot(k.store, snapshot, init.sessionId);
       k.runtime.attach(conn);
       await k.answerOpen(conn, requestId, result);
       return null;
@@ -96,10 +130,19 @@ export class SessionObject extends DurableObject<Env> {
     return outcomeOf(async () => {
       const { sessionId } = await this.#kernel.stop(conn);
       await this.#kernel.index.delete(sessionId);
+      await this.#kernel.segments.deleteForSession(sessionId);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.#ready();
       return {};
+    });
+  }
+
+  /** Every stored message, all segments included, for `GET /v1/sessions/:id/history`. */
+  readHistory(tenant: string): Promise<RpcOutcome<{ sessionId: string; currentSegment: number; messages: { segment: number; message: ChatMessage }[] }>> {
+    return outcomeOf(() => {
+      const record = this.#kernel.runtime.own({ tenant });
+      return { sessionId: record.sessionId, currentSegment: record.segment, messages: this.#kernel.store.allHistory() };
     });
   }
 

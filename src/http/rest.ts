@@ -7,6 +7,8 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { sessionInfo } from "../connection/session-info.js";
 import { SessionIndex } from "../db/session-index.js";
+import { MAX_LINEAGE_LINKS, SegmentIndex } from "../db/segment-index.js";
+import type { SegmentRow } from "../../schema/segments.js";
 import type { Env } from "../env.js";
 import { bearerAuth, type AuthVariables } from "./auth.js";
 
@@ -25,8 +27,40 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
       throw err;
     }
   })
+  .get("/sessions/:id/lineage", async (c) => {
+    const tenant = c.get("tenant");
+    const current = await new SegmentIndex(c.env.DB).current(tenant, c.req.param("id"));
+    if (!current) throw notFound();
+    const chain = await new SegmentIndex(c.env.DB).chain(tenant, current.id);
+    return c.json({ sessionId: c.req.param("id"), chain: chain.map(segmentView), truncated: chain.length >= MAX_LINEAGE_LINKS });
+  })
+  .get("/sessions/:id/history", async (c) => {
+    const id = c.req.param("id");
+    const outcome = await c.env.SESSION.get(c.env.SESSION.idFromName(id)).readHistory(c.get("tenant"));
+    if (!outcome.ok) throw notFound();
+    return c.json(outcome.result);
+  })
   .get("/sessions/:id", async (c) => {
     const row = await new SessionIndex(c.env.DB).get(c.get("tenant"), c.req.param("id"));
-    if (!row) throw new HTTPException(404, { res: Response.json({ error: "no such session" }, { status: 404 }) });
+    if (!row) throw notFound();
     return c.json(sessionInfo(row));
   });
+
+function notFound(): HTTPException {
+  return new HTTPException(404, { res: Response.json({ error: "no such session" }, { status: 404 }) });
+}
+
+function segmentView(row: SegmentRow) {
+  return {
+    hermesSessionId: row.id,
+    acpSessionId: row.acpSessionId,
+    kind: row.kind,
+    parentHermesSessionId: row.parentId,
+    rootHermesSessionId: row.rootId,
+    status: row.status,
+    endReason: row.endReason,
+    compressionDepth: row.compressionDepth,
+    createdAt: new Date(row.createdAt).toISOString(),
+    endedAt: row.endedAt === null ? null : new Date(row.endedAt).toISOString(),
+  };
+}

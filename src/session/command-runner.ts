@@ -10,14 +10,14 @@ import type { SessionRecord } from "./session-record.js";
 import type { SettingsController } from "./session-settings.js";
 import { helpText, type SlashCommand } from "./slash-commands.js";
 
-export type CommandResult = { reply: string } | { prompt: ContentBlock[] };
+export type CommandResult = { reply: string } | { prompt: ContentBlock[] } | { compress: true };
 
 export interface CommandDeps {
   record(): SessionRecord;
   settings: SettingsController;
   models: string[];
   toolNames(): string[];
-  contextWindow: number;
+  contextWindow(): number;
   clearHistory(): void;
   /** The interrupted prompt, else the last one that was not a command. */
   lastPrompt(): ContentBlock[] | null;
@@ -36,16 +36,19 @@ export function runCommand(command: SlashCommand, deps: CommandDeps): CommandRes
     }
     case "context": {
       const used = record.lastUsage;
+      const window = deps.contextWindow();
       return {
         reply: used === null
-          ? `No model call yet. Context window: ${deps.contextWindow.toLocaleString("en-US")} tokens.`
-          : `Context: ${used.toLocaleString("en-US")} of ${deps.contextWindow.toLocaleString("en-US")} tokens used (${Math.round((used / deps.contextWindow) * 100)}%).`,
+          ? `No model call yet. Context window: ${window.toLocaleString("en-US")} tokens.`
+          : `Context: ${used.toLocaleString("en-US")} of ${window.toLocaleString("en-US")} tokens used (${Math.round((used / window) * 100)}%).`,
       };
     }
     case "model":
       return setting(deps, "model", command.arg, () => `Model: ${record.model}. Available: ${deps.models.join(", ")}.`);
     case "mode":
       return setting(deps, "mode", command.arg, () => `Mode: ${record.mode}. Available: ${MODES.map((m) => m.id).join(", ")}.`);
+    case "compress":
+      return { compress: true };
     case "reset":
       deps.clearHistory();
       return { reply: "Context cleared: the model starts fresh from here. The session and its transcript are kept." };

@@ -8,7 +8,9 @@ import { AcpError } from "../acp/errors.js";
 import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { ConnectionRef } from "./connection-ref.js";
-import type { SessionKind, SessionRecord } from "./session-record.js";
+import type { SegmentIndex } from "../db/segment-index.js";
+import { provenance, rootLineage } from "./provenance.js";
+import type { SegmentLineage, SessionKind, SessionRecord } from "./session-record.js";
 import type { SessionStore } from "./session-store.js";
 import { DEFAULT_MODE } from "./modes.js";
 import { DEFAULT_REASONING_EFFORT } from "./config-options.js";
@@ -23,11 +25,14 @@ export interface CreateSessionInit {
   rootId?: string | null;
   model?: string;
   mode?: string;
+  /** For forks and sub-agents: the lineage of the parent's current segment. */
+  parentLineage?: SegmentLineage;
 }
 
 export async function createSession(
   store: SessionStore,
   index: SessionIndex,
+  segments: SegmentIndex,
   conn: ConnectionRef,
   init: CreateSessionInit,
   settings: ModelSettings,
@@ -53,6 +58,11 @@ export async function createSession(
     reasoningEffort: DEFAULT_REASONING_EFFORT,
     allowRules: [],
     lastUsage: null,
+    segment: 0,
+    lineage: rootLineage(
+      init.sessionId,
+      init.parentLineage && init.kind && init.kind !== "root" ? { lineage: init.parentLineage, kind: init.kind } : undefined,
+    ),
   };
   // Index first: a session that cannot be listed must not exist half-made.
   await index.insert({
@@ -70,6 +80,7 @@ export async function createSession(
     createdAt: now.getTime(),
     updatedAt: now.getTime(),
   });
+  await segments.start(record.sessionId, record.tenant, record.lineage, now.getTime());
   store.saveRecord(record);
-  return { sessionId: record.sessionId };
+  return { sessionId: record.sessionId, _meta: { hermes: { sessionProvenance: provenance(record.sessionId, record.lineage) } } };
 }

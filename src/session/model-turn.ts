@@ -11,6 +11,10 @@ import { systemPrompt } from "../agent/system-prompt.js";
 import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
 import type { ModelSettings } from "../config.js";
 import type { PermissionRuleStore } from "../db/permission-rules.js";
+import type { SegmentIndex } from "../db/segment-index.js";
+import { contextWindowFor } from "../config.js";
+import { estimateTokens, shouldCompact } from "../agent/compaction.js";
+import { compactHistory, type CompactionResult } from "./compactor.js";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
 import { toolAllowedInMode } from "./modes.js";
@@ -28,6 +32,7 @@ export interface TurnPorts {
   /** Tools for a turn prompted from `connectionId`, after the mode's filter. */
   toolsForTurn(connectionId: string | null): AnyTool[];
   permissionRules: PermissionRuleStore;
+  segments: SegmentIndex;
   permissionTimeoutMs: number;
   newId(): string;
   coalesceMs: number;
@@ -54,9 +59,14 @@ export async function runModelTurn(
     runtime.emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
-  const record = store.record()!;
   store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
   const client = clientPortFor(runtime, turn.connectionId);
+  const before = store.record()!;
+  const window = contextWindowFor(before.model, ports.settings);
+  if (shouldCompact(Math.max(estimateTokens(store.history()), before.lastUsage ?? 0), window)) {
+    await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal);
+  }
+  const record = store.record()!;
   const tools = ports.toolsForTurn(turn.connectionId);
   const gate = new PermissionGate({
     sessionId: record.sessionId,
@@ -96,4 +106,17 @@ export async function runModelTurn(
     },
     turn.signal,
   );
+}
+
+/** Compaction on demand (`/compress`), with the same ports as a turn. */
+export async function compactNow(
+  runtime: SessionRuntime,
+  ports: TurnPorts,
+  connectionId: string | null,
+  signal: AbortSignal,
+): Promise<CompactionResult | { status: "no_model" }> {
+  const provider = ports.provider();
+  if (!provider) return { status: "no_model" };
+  const client = clientPortFor(runtime, connectionId).capabilities;
+  return compactHistory({ runtime, provider, segments: ports.segments, client, newId: ports.newId }, signal);
 }

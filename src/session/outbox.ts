@@ -38,12 +38,9 @@ export class Outbox {
     try {
       while (this.#queue.length > 0 && !this.#gone) {
         const batch = this.#queue.splice(0, MAX_BATCH_FRAMES);
-        let ok: boolean;
-        try {
-          ok = await this.deliver(batch); // a synchronous throw (e.g. a bad DO id) counts too
-        } catch {
-          ok = false;
-        }
+        // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so
+        // it counts as gone too and this run always yields before `finally` clears `#flushing`.
+        const ok = await new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => false);
         if (!ok) {
           this.#gone = true;
           this.#queue = [];

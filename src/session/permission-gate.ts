@@ -111,10 +111,15 @@ export class PermissionGate {
   }
 }
 
-/** `edit` covers all non-sensitive edits; commands are remembered per program. */
+/**
+ * `edit` covers all non-sensitive edits; simple commands are remembered per
+ * program. A command line with shell operators could chain anything after an
+ * allowed program, so it is remembered only as that exact line.
+ */
 export function ruleFor(request: GateRequest): string {
   if (request.kind === "edit") return "edit";
   const command = (request.command ?? request.title.replace(/^\$\s*/, "")).trim();
+  if (/[;&|$`<>\n(){}]/.test(command)) return `execute=${command}`;
   const program = command.split(/\s+/)[0] ?? "";
   return `execute:${program.split("/").pop() ?? program}`;
 }

@@ -16,7 +16,9 @@ import { runCommand } from "./command-runner.js";
 import type { SessionRuntime, TurnState } from "./session-runtime.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import { parseSlashCommand } from "./slash-commands.js";
-import { runModelTurn, type TurnPorts } from "./model-turn.js";
+import type { TurnBoundary } from "./fork.js";
+import { compactNow, NO_MODEL_MESSAGE, runModelTurn, type TurnPorts } from "./model-turn.js";
+import { contextWindowFor } from "../config.js";
 
 export interface PromptPorts extends TurnPorts {
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
@@ -26,7 +28,7 @@ export interface PromptPorts extends TurnPorts {
 }
 
 export class PromptRunner {
-  #current: { row: PromptRow; controller: AbortController } | null = null;
+  #current: { row: PromptRow; controller: AbortController; start: TurnBoundary } | null = null;
   #draining = false;
   /** `/steer` guidance waiting for the running turn's next model call. */
   #injected: ChatMessage[] = [];
@@ -41,6 +43,7 @@ export class PromptRunner {
     return {
       state: this.#current ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
+      ...(record?.lastTurn ? { lastRequestId: record.lastTurn.requestId, lastConnectionId: record.lastTurn.connectionId } : {}),
       ...(record?.interruptedPrompt ? { interruptedPrompt: record.interruptedPrompt } : {}),
     };
   }
@@ -70,6 +73,11 @@ export class PromptRunner {
     }
     const queued = this.runtime.store.promptsIn("queued").find((r) => r.connectionId === connectionId && r.requestId === requestId);
     if (queued) this.#finish(queued, { stopReason: "cancelled" });
+  }
+
+  /** Where the running turn began (what a fork must not copy), or null when idle. */
+  runningTurnStart(): TurnBoundary | null {
+    return this.#current?.start ?? null;
   }
 
   /** Waits for the running turn (used by close/delete after cancelling). */
@@ -120,9 +128,10 @@ export class PromptRunner {
   }
 
   async #run(row: PromptRow): Promise<void> {
-    this.runtime.store.setPromptState(row.id, "running");
+    const { store } = this.runtime;
+    store.setPromptState(row.id, "running");
     const controller = new AbortController();
-    this.#current = { row, controller };
+    this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() } };
     try {
       this.#finish(row, await this.#turn(row, controller.signal));
     } catch (err) {
@@ -148,10 +157,11 @@ export class PromptRunner {
         settings: this.ports.sessionSettings,
         models: this.ports.settings.models,
         toolNames: () => this.ports.toolsForTurn(row.connectionId).map((t) => t.name),
-        contextWindow: this.ports.settings.contextWindow,
+        contextWindow: () => this.#contextWindow(),
         clearHistory: () => store.clearHistory(),
         lastPrompt: () => this.#lastPrompt(),
       });
+      if ("compress" in result) return this.#compress(row.connectionId, signal);
       if ("reply" in result) {
         this.runtime.emit(agentMessageChunk(result.reply, this.ports.newId()));
         return { stopReason: "end_turn" };
@@ -169,9 +179,28 @@ export class PromptRunner {
     if (outcome.usage) {
       const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
       store.updateRecord({ lastUsage: used });
-      this.runtime.emit(usageUpdate(used, this.ports.settings.contextWindow));
+      this.runtime.emit(usageUpdate(used, this.#contextWindow()));
     }
     return outcome;
+  }
+
+  #contextWindow(): number {
+    return contextWindowFor(this.runtime.store.record()!.model, this.ports.settings);
+  }
+
+  /** `/compress`: compact now, whatever the size, and say what happened. */
+  async #compress(connectionId: string | null, signal: AbortSignal): Promise<Pick<TurnOutcome, "stopReason">> {
+    const result = await compactNow(this.runtime, this.ports, connectionId, signal);
+    const reply =
+      result.status === "completed"
+        ? `Compacted the earlier conversation into a summary; the session continues as ${this.runtime.store.record()!.lineage.currentId}.`
+        : result.status === "skipped"
+          ? "Nothing to compact yet: there are no earlier turns."
+          : result.status === "no_model"
+            ? NO_MODEL_MESSAGE
+            : null;
+    if (reply) this.runtime.emit(agentMessageChunk(reply, this.ports.newId()));
+    return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
   }
 
   #takeInjected(): ChatMessage[] {
@@ -188,7 +217,10 @@ export class PromptRunner {
 
   #finish(row: PromptRow, outcome: { stopReason: StopReason; error?: JsonRpcErrorBody | undefined }, extra: { interrupted?: boolean } = {}): void {
     this.runtime.store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", outcome.stopReason);
-    this.runtime.store.updateRecord({ lastStopReason: outcome.stopReason });
+    this.runtime.store.updateRecord({
+      lastStopReason: outcome.stopReason,
+      lastTurn: { requestId: row.requestId, connectionId: row.connectionId },
+    });
     this.runtime.emitTurnEnded({
       sessionId: this.runtime.store.record()!.sessionId,
       stopReason: outcome.stopReason,

@@ -7,7 +7,9 @@ import type { JsonRpcId } from "../acp/jsonrpc.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
 import { coalesceMs, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
+import { SegmentIndex } from "../db/segment-index.js";
 import { SessionIndex } from "../db/session-index.js";
+import { provenance } from "./provenance.js";
 import type { Env } from "../env.js";
 import { toolsFor } from "../tools/index.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -28,6 +30,7 @@ export interface KernelHost {
 export class SessionKernel {
   readonly store: SessionStore;
   readonly index: SessionIndex;
+  readonly segments: SegmentIndex;
   readonly settings: ModelSettings;
   readonly runtime: SessionRuntime;
   readonly sessionSettings: SettingsController;
@@ -37,6 +40,7 @@ export class SessionKernel {
     this.store = new SessionStore(sql);
     this.store.migrate();
     this.index = new SessionIndex(env.DB);
+    this.segments = new SegmentIndex(env.DB);
     this.settings = modelSettings(env);
     this.runtime = new SessionRuntime({ store: this.store, index: this.index, deliver: host.deliver, now: Date.now });
     this.sessionSettings = new SettingsController(this.runtime, this.settings.models, (record) =>
@@ -50,6 +54,7 @@ export class SessionKernel {
       tools: toolsFor,
       toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools: toolsFor }, connectionId),
       permissionRules: new PermissionRuleStore(env.DB),
+      segments: this.segments,
       permissionTimeoutMs: permissionTimeoutMs(env),
       newId: () => crypto.randomUUID(),
       coalesceMs: coalesceMs(env),
@@ -76,8 +81,11 @@ export class SessionKernel {
     if (options.replay || options.afterSeq !== undefined) {
       for (const page of this.store.logAfter(options.afterSeq ?? 0)) for (const frame of page) outbox.push(frame);
     }
-    await this.answerOpen(conn, requestId, { _meta: { hermes: { turn: this.runner.turnState() } } }, !options.replay);
-    this.#indexUpdate({ status: "active", cwd: options.cwd });
+    const { sessionId, lineage } = this.store.record()!;
+    const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
+    await this.answerOpen(conn, requestId, { _meta: meta }, !options.replay);
+    // The index reports what the session now uses, additionalDirectories included (ACP: the load's list is complete).
+    this.#indexUpdate({ status: "active", cwd: options.cwd, additionalDirectories: this.store.record()!.additionalDirectories });
     return null;
   }
 

@@ -1,5 +1,16 @@
 /** What a session object knows about itself, kept as one row in its storage. */
 export type SessionKind = "root" | "subagent" | "fork";
+export type SegmentKind = SessionKind | "continuation";
+
+export interface SegmentLineage {
+  currentId: string;
+  rootId: string;
+  parentId: string | null;
+  kind: SegmentKind;
+  /** Segments ended by compression along the chain to the root. */
+  compressionDepth: number;
+  previousId: string | null;
+}
 export type SessionStatus = "active" | "closed";
 
 export interface SessionRecord {
@@ -17,11 +28,17 @@ export interface SessionRecord {
   createdAt: string;
   updatedAt: string;
   lastStopReason: string | null;
+  /** Who sent the prompt of the last finished turn, so a reconnecting proxy can tell if it was its own. */
+  lastTurn?: { requestId: string | number | null; connectionId: string | null };
   reasoningEffort: "low" | "medium" | "high";
   /** Permission rules the user allowed "for this session" (`edit`, `execute:<program>`). */
   allowRules: string[];
   /** Tokens of the last model call (prompt + completion), for `/context`. */
   lastUsage: number | null;
+  /** Index of the history segment the model sees (compaction and /reset start a new one). */
+  segment: number;
+  /** Lineage of the current segment (a "Hermes session" in the seeds' terms). */
+  lineage: SegmentLineage;
   /** Text of a prompt whose turn a restart cut off, kept for the user to retry. */
   interruptedPrompt: string | null;
 }

@@ -21,7 +21,14 @@ export interface RuntimePorts {
   now(): number;
 }
 
-export type TurnState = { state: "idle" | "running"; lastStopReason?: string; interruptedPrompt?: string };
+export interface TurnState {
+  state: "idle" | "running";
+  lastStopReason?: string;
+  /** JSON-RPC id and connection of the prompt whose turn ended last. */
+  lastRequestId?: string | number | null;
+  lastConnectionId?: string | null;
+  interruptedPrompt?: string;
+}
 
 export class SessionRuntime {
   readonly #outboxes = new Map<string, Outbox>();

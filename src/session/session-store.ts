@@ -7,9 +7,9 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SessionRecord } from "./session-record.js";
 
-const SCHEMA_VERSION = 1;
-
-const DDL = [
+/** Schema steps in order; step i brings a store from version i to i + 1. Never edit a shipped step. */
+const MIGRATIONS: string[][] = [
+  [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
   // One row per logged frame; `frame` is the exact JSON sent, seq included.
@@ -24,6 +24,9 @@ const DDL = [
      created_at INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS prompts_state ON prompts (state, id)`,
   `CREATE TABLE IF NOT EXISTS attachments (connection_id TEXT PRIMARY KEY, client_caps TEXT NOT NULL, attached_at INTEGER NOT NULL)`,
+  ],
+  // v2: compaction starts a new segment; only the current one goes to the model.
+  [`ALTER TABLE history ADD COLUMN segment INTEGER NOT NULL DEFAULT 0`, `CREATE INDEX IF NOT EXISTS history_segment ON history (segment, id)`],
 ];
 
 export type PromptState = "queued" | "running" | "done" | "interrupted";
@@ -49,14 +52,14 @@ export class SessionStore {
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Idempotent DDL, skipped once the stored schema version is current. */
+  /** Runs the schema steps this store has not had yet; a no-op once it is current. */
   migrate(): void {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`);
-    const row = this.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).toArray()[0];
-    if (row?.version === SCHEMA_VERSION) return;
-    for (const statement of DDL) this.sql.exec(statement);
+    const current = this.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).toArray()[0]?.version ?? 0;
+    if (current >= MIGRATIONS.length) return;
+    for (const step of MIGRATIONS.slice(current)) for (const statement of step) this.sql.exec(statement);
     this.sql.exec(`DELETE FROM schema_version`);
-    this.sql.exec(`INSERT INTO schema_version (version) VALUES (?)`, SCHEMA_VERSION);
+    this.sql.exec(`INSERT INTO schema_version (version) VALUES (?)`, MIGRATIONS.length);
   }
 
   record(): SessionRecord | null {
@@ -82,19 +85,44 @@ export class SessionStore {
 
   // --- model history -------------------------------------------------------
 
-  appendHistory(message: ChatMessage): void {
-    this.sql.exec(`INSERT INTO history (body) VALUES (?)`, JSON.stringify(message));
+  /** The segment the model sees; older segments stay readable but are never sent. */
+  segment(): number {
+    return this.record()?.segment ?? 0;
   }
 
-  clearHistory(): void {
-    this.sql.exec(`DELETE FROM history`);
-  }
-
-  history(): ChatMessage[] {
+  appendHistory(message: ChatMessage, segment = this.segment()): number {
     return this.sql
-      .exec<{ body: string }>(`SELECT body FROM history ORDER BY id`)
+      .exec<{ id: number }>(`INSERT INTO history (segment, body) VALUES (?, ?) RETURNING id`, segment, JSON.stringify(message))
+      .one().id;
+  }
+
+  /** `/reset`: the model starts fresh; the rows stay as an ended segment. */
+  clearHistory(): void {
+    this.updateRecord({ segment: this.segment() + 1 });
+  }
+
+  /** A segment's messages (the current one by default), optionally only up to row `untilId`. */
+  history(bounds: { segment?: number; untilId?: number } = {}): ChatMessage[] {
+    return this.sql
+      .exec<{ body: string }>(
+        `SELECT body FROM history WHERE segment = ? AND id <= ? ORDER BY id`,
+        bounds.segment ?? this.segment(),
+        bounds.untilId ?? Number.MAX_SAFE_INTEGER,
+      )
       .toArray()
       .map((r) => JSON.parse(r.body) as ChatMessage);
+  }
+
+  /** Every stored message of every segment, for REST reads of the full history. */
+  allHistory(): { segment: number; message: ChatMessage }[] {
+    return this.sql
+      .exec<{ segment: number; body: string }>(`SELECT segment, body FROM history ORDER BY id`)
+      .toArray()
+      .map((r) => ({ segment: r.segment, message: JSON.parse(r.body) as ChatMessage }));
+  }
+
+  lastHistoryId(): number {
+    return this.sql.exec<{ id: number | null }>(`SELECT MAX(id) AS id FROM history`).one().id ?? 0;
   }
 
   // --- update log ------------------------------------------------------------
@@ -111,6 +139,20 @@ export class SessionStore {
     this.sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, seq, frame);
     this.#lastSeq = seq;
     return { seq, frame };
+  }
+
+  /** Logged frames with seq in (`afterSeq`, `untilSeq`], for copying into a fork. */
+  logRange(afterSeq: number, untilSeq: number): string[] {
+    return this.sql
+      .exec<{ frame: string }>(`SELECT frame FROM log WHERE seq > ? AND seq <= ? ORDER BY seq`, afterSeq, untilSeq)
+      .toArray()
+      .map((r) => r.frame);
+  }
+
+  /** Appends frames copied from another session, keeping their seqs (a fork starts from its parent's log). */
+  importLog(frames: { seq: number; frame: string }[]): void {
+    for (const { seq, frame } of frames) this.sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, seq, frame);
+    this.#lastSeq = undefined;
   }
 
   /** Logged frames with seq > `afterSeq`, in order, read in pages to bound memory. */

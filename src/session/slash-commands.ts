@@ -10,6 +10,7 @@ export const COMMANDS = [
   { name: "mode", description: "Show or switch the mode", input: { hint: "[read_only | default | accept_edits | dont_ask]" } },
   { name: "tools", description: "List the tools this session can use" },
   { name: "context", description: "Tokens used and the context window" },
+  { name: "compress", description: "Summarize older turns now to free context" },
   { name: "reset", description: "Clear the conversation the model sees; the session stays" },
   { name: "retry", description: "Run the last (or interrupted) prompt again" },
   { name: "steer", description: "Guide the running turn at its next model call", input: { hint: "<guidance>" } },

@@ -1,10 +1,17 @@
 /**
  * The tool registry: which tools a session offers, given what its client can do.
- * Tool modules land here one file each (issue: tools on the editor's machine).
+ * A tool whose client capability is missing is never offered to the model.
  */
+import { patchTool } from "./patch.js";
+import { readFileTool } from "./read-file.js";
+import { searchFilesTool } from "./search-files.js";
+import { terminalTool } from "./terminal.js";
 import type { AnyTool, ClientPort } from "./tool.js";
+import { todoTool } from "./todo.js";
+import { webFetchTool } from "./web-fetch.js";
+import { writeFileTool } from "./write-file.js";
 
-export const ALL_TOOLS: AnyTool[] = [];
+export const ALL_TOOLS: AnyTool[] = [readFileTool, writeFileTool, patchTool, searchFilesTool, terminalTool, webFetchTool, todoTool];
 
 export function toolsFor(client: ClientPort): AnyTool[] {
   return ALL_TOOLS.filter((tool) => tool.available?.(client.capabilities) ?? true);

@@ -57,7 +57,7 @@ describe("hermes-edge over wrangler dev with the official SDK client", () => {
     expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
     expect(listed.sessions.find((s) => s.sessionId === sessionId)?.title).toBe("Say hello [[mock:e2e-stream]]");
     const loaded = await second.agent.request("session/load", { sessionId, cwd: "/home/dev/project", mcpServers: [] });
-    expect((loaded._meta as any).hermes.turn).toEqual({ state: "idle", lastStopReason: "end_turn" });
+    expect((loaded._meta as any).hermes.turn).toMatchObject({ state: "idle", lastStopReason: "end_turn" });
     const replay = second.updates.filter((u) => u.sessionId === sessionId);
     expect(replay.find((u) => u.update.sessionUpdate === "user_message_chunk")?.update).toMatchObject({
       content: { type: "text", text: "Say hello [[mock:e2e-stream]]" },

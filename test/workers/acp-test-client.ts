@@ -66,10 +66,52 @@ export class TestClient {
 
   /** Sends a request and resolves with the whole response frame. */
   request(method: string, params?: unknown, timeoutMs = 15_000): Promise<Frame> {
+    return this.start(method, params, timeoutMs).response;
+  }
+
+  /** Sends a request without waiting: its id, and a promise of its response frame. */
+  start(method: string, params?: unknown, timeoutMs = 15_000): { id: number; response: Promise<Frame> } {
     const id = this.#nextId++;
     const response = this.next((f) => f.id === id && !f.method, timeoutMs);
+    // A rejected response nobody awaited yet must not fail the test run on its own.
+    response.catch(() => undefined);
     this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
-    return response;
+    return { id, response };
+  }
+
+  /** Sends `session/prompt` (a string becomes one text block) without waiting for its answer. */
+  prompt(sessionId: string, prompt: string | Frame[], timeoutMs = 15_000): { id: number; response: Promise<Frame> } {
+    const blocks = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+    return this.start("session/prompt", { sessionId, prompt: blocks }, timeoutMs);
+  }
+
+  /** The `Acp-Connection-Id` the service gave this connection. */
+  get connectionId(): string {
+    return this.response.headers.get("Acp-Connection-Id") ?? "";
+  }
+
+  /** `_hermes/turn_ended` notifications received for a session. */
+  turnsEnded(sessionId?: string): Frame[] {
+    return this.frames.filter((f) => f.method === "_hermes/turn_ended" && (!sessionId || f.params.sessionId === sessionId));
+  }
+
+  /** The next `_hermes/turn_ended` for a session, looking from frame `fromIndex` on. */
+  turnEnded(sessionId: string, fromIndex = 0, timeoutMs = 15_000): Promise<Frame> {
+    return this.next((f) => f.method === "_hermes/turn_ended" && f.params.sessionId === sessionId, timeoutMs, fromIndex);
+  }
+
+  /** Every logged frame (updates and turn ends) received for a session, in arrival order. */
+  logged(sessionId: string): Frame[] {
+    return this.frames.filter(
+      (f) => (f.method === "session/update" || f.method === "_hermes/turn_ended") && f.params.sessionId === sessionId,
+    );
+  }
+
+  /** The exact text of a received frame. */
+  rawOf(frame: Frame): string {
+    const i = this.frames.indexOf(frame);
+    if (i < 0) throw new Error("frame was not received by this client");
+    return this.raw[i]!;
   }
 
   /** Like `request` but returns `result`, throwing on an error response. */
@@ -158,6 +200,39 @@ export async function mockScript(key: string, steps: unknown[]): Promise<void> {
 
 export async function mockCalls(key: string): Promise<any[]> {
   return (await fetch(`${mockUrl}/_mock/calls?key=${encodeURIComponent(key)}`)).json();
+}
+
+/** The log sequence number of a `session/update` (`_meta.hermes.seq`) or `_hermes/turn_ended` (`seq`). */
+export function seqOf(frame: Frame): number {
+  const seq = frame.method === "_hermes/turn_ended" ? frame.params.seq : frame.params?._meta?.hermes?.seq;
+  if (typeof seq !== "number") throw new Error(`frame has no seq: ${JSON.stringify(frame)}`);
+  return seq;
+}
+
+/** Session-state updates (commands, mode, config) as opposed to the conversation itself. */
+export const STATE_UPDATES: ReadonlySet<string> = new Set(["available_commands_update", "current_mode_update", "config_option_update"]);
+
+/** The conversation part of logged frames: everything but session-state updates. */
+export function conversation(frames: Frame[]): Frame[] {
+  return frames.filter((f) => !STATE_UPDATES.has(f.params?.update?.sessionUpdate));
+}
+
+/**
+ * The turn state a load/resume result carries in `_meta.hermes.turn`, reduced to
+ * the fields the reattach contract defines (later features may add others).
+ */
+export function turnOf(result: Frame): { state: string; lastStopReason?: string; interruptedPrompt?: string } {
+  const turn = result?._meta?.hermes?.turn;
+  if (!turn) throw new Error(`no _meta.hermes.turn in ${JSON.stringify(result)}`);
+  const picked: { state: string; lastStopReason?: string; interruptedPrompt?: string } = { state: turn.state };
+  if ("lastStopReason" in turn) picked.lastStopReason = turn.lastStopReason;
+  if ("interruptedPrompt" in turn) picked.interruptedPrompt = turn.interruptedPrompt;
+  return picked;
+}
+
+/** `[from, from+1, …, to]`. */
+export function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 }
 
 export function uniqueKey(prefix = "k"): string {

@@ -1,0 +1,103 @@
+/**
+ * Opens the WebSocket to the service's `/acp` endpoint and classifies a
+ * failure (refused token, wrong path, unreachable) so that each caller can
+ * say plainly what went wrong.
+ * @module
+ */
+import WebSocket from "ws";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./line-framing.js";
+
+export interface ConnectOptions {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Abort the handshake after this long. */
+  readonly timeoutMs: number;
+  readonly maxPayload?: number;
+}
+
+export type ConnectFailure =
+  /** HTTP 401/403 before the upgrade: the token was missing or refused. */
+  | { readonly kind: "unauthorized"; readonly status: number; readonly message: string }
+  /** Any other non-101 HTTP answer: wrong path (404), not a WebSocket endpoint, server error. */
+  | { readonly kind: "http"; readonly status: number; readonly message: string }
+  /** DNS, TCP, TLS or handshake timeout: nothing usable answered. */
+  | { readonly kind: "unreachable"; readonly message: string };
+
+export type ConnectResult =
+  | { readonly ok: true; readonly socket: WebSocket; readonly connectionId: string | null }
+  | ({ readonly ok: false } & ConnectFailure);
+
+const BODY_SNIPPET_BYTES = 300;
+
+export function openSocket(options: ConnectOptions): Promise<ConnectResult> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: ConnectResult): void => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers["Authorization"] = `Bearer ${options.token}`;
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(options.url, {
+        headers,
+        handshakeTimeout: options.timeoutMs,
+        maxPayload: options.maxPayload ?? DEFAULT_MAX_MESSAGE_BYTES,
+        // Compression buys little for short JSON frames and costs CPU on both ends.
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
+    } catch (err) {
+      settle({ ok: false, kind: "unreachable", message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    let connectionId: string | null = null;
+    socket.on("upgrade", (response) => {
+      const header = response.headers["acp-connection-id"];
+      connectionId = (Array.isArray(header) ? header[0] : header) ?? null;
+    });
+    socket.once("open", () => settle({ ok: true, socket, connectionId }));
+    socket.on("unexpected-response", (request, response) => {
+      const status = response.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        if (size < BODY_SNIPPET_BYTES) chunks.push(chunk);
+        size += chunk.length;
+      });
+      const finish = (): void => {
+        const body = Buffer.concat(chunks).toString("utf8").slice(0, BODY_SNIPPET_BYTES).trim();
+        const message = `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}${body ? `: ${body}` : ""}`;
+        settle(status === 401 || status === 403 ? { ok: false, kind: "unauthorized", status, message } : { ok: false, kind: "http", status, message });
+        request.destroy();
+      };
+      response.once("end", finish);
+      response.once("error", finish);
+      // A body that never ends must not hang the caller.
+      setTimeout(finish, 1000).unref();
+    });
+    // Errors after the handshake are reported through the caller's `close`
+    // handler; this listener keeps an `error` event from crashing the process.
+    socket.on("error", (err) => {
+      settle({ ok: false, kind: "unreachable", message: describeNetworkError(err) });
+    });
+    socket.once("close", () => settle({ ok: false, kind: "unreachable", message: "the connection closed during the handshake" }));
+  });
+}
+
+function describeNetworkError(err: Error): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  switch (code) {
+    case "ECONNREFUSED":
+      return `connection refused (${err.message})`;
+    case "ENOTFOUND":
+      return `host not found (${err.message})`;
+    case "ETIMEDOUT":
+      return `timed out (${err.message})`;
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The editor's side of the wire: stdout, one frame per line. Only ACP frames
+ * are ever written here. When the editor reads slower than the service sends,
+ * the source (the WebSocket) is paused until stdout drains.
+ * @module
+ */
+import { errorResponse, resultResponse } from "./jsonrpc.js";
+import { encodeLine } from "./line-framing.js";
+import type { Logger } from "./log.js";
+import type { EditorAnswer } from "./session-tracker.js";
+
+/** Something that can stop and restart the flow of frames towards the editor. */
+export interface Pausable {
+  pause(): void;
+  resume(): void;
+}
+
+export class EditorOutput {
+  readonly #output: NodeJS.WritableStream;
+  readonly #log: Logger;
+  #blocked = false;
+
+  constructor(output: NodeJS.WritableStream, log: Logger) {
+    this.#output = output;
+    this.#log = log;
+  }
+
+  /** Writes one frame (JSON text); `source` is paused if stdout is saturated. */
+  write(jsonText: string, source?: Pausable): void {
+    let line: string;
+    try {
+      line = encodeLine(jsonText);
+    } catch {
+      this.#log.warn("dropped a frame that could not be re-encoded as one line");
+      return;
+    }
+    const flushed = this.#output.write(line);
+    if (!flushed && !this.#blocked && source) {
+      this.#blocked = true;
+      source.pause();
+      this.#output.once("drain", () => {
+        this.#blocked = false;
+        source.resume();
+      });
+    }
+  }
+
+  /** Writes the proxy's own answers to editor requests. */
+  answer(answers: readonly EditorAnswer[]): void {
+    for (const a of answers) this.write(a.error ? errorResponse(a.id, a.error) : resultResponse(a.id, a.result ?? null));
+  }
+}

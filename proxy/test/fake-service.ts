@@ -1,0 +1,271 @@
+/**
+ * A stand-in for the hermes-edge service, faithful to the contract the proxy
+ * relies on: bearer-token check before the upgrade (401), `Acp-Connection-Id`
+ * on the 101, `initialize` first, session turns owned by the session (not the
+ * connection), `_meta.hermes.seq` on every update, `_hermes/turn_ended` to
+ * every attached connection, replay after `_meta.hermes.afterSeq` on
+ * `session/resume`/`session/load`, and `_meta.hermes.turn` in their results.
+ * Tests steer it: drop sockets mid-turn, refuse tokens, stop and restart.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+
+export interface TurnScript {
+  /** Number of `agent_message_chunk` updates per turn. */
+  updates: number;
+  /** Delay before each update, ms. */
+  intervalMs: number;
+  /** Terminate every socket right after this update (1-based) was emitted. */
+  cutAfter?: number;
+  /** Ask the prompting client for permission before the first update. */
+  askPermission?: boolean;
+  stopReason: string;
+}
+
+type Json = Record<string, unknown>;
+type Logged = { seq: number; frame: Json };
+
+interface Session {
+  id: string;
+  cwd: string;
+  seq: number;
+  log: Logged[];
+  attached: Set<WebSocket>;
+  turn: { state: "idle" | "running"; lastStopReason?: string; cancelled?: boolean };
+}
+
+export interface Received {
+  readonly connectionId: string;
+  readonly message: Json;
+}
+
+export class FakeService {
+  readonly tokens = new Set<string>(["good-token"]);
+  turn: TurnScript = { updates: 3, intervalMs: 5, stopReason: "end_turn" };
+  /** The ACP version the fake claims in `initialize`. */
+  protocolVersion = 1;
+  /** Replay the whole log on resume/load, ignoring afterSeq (at-least-once delivery). */
+  replayEverything = false;
+  /** Every frame the service received, in order. */
+  readonly received: Received[] = [];
+  /** Close codes of client-initiated closes. */
+  readonly closeCodes: number[] = [];
+  /** Headers of every accepted upgrade request. */
+  readonly upgradeHeaders: IncomingMessage["headers"][] = [];
+  readonly sessions = new Map<string, Session>();
+  #server: Server | undefined;
+  #wss = new WebSocketServer({ noServer: true });
+  #sockets = new Map<WebSocket, { id: string; initialized: boolean }>();
+  #nextConnection = 1;
+  #nextSession = 1;
+  #port = 0;
+
+  static async start(): Promise<FakeService> {
+    const service = new FakeService();
+    await service.listen(0);
+    return service;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${this.#port}/acp`;
+  }
+
+  get connectionCount(): number {
+    return this.#sockets.size;
+  }
+
+  /** Starts listening (again) — on the previous port after {@link stop}. */
+  async listen(port = this.#port): Promise<void> {
+    const server = createServer((req, res) => {
+      if (req.url === "/health") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: true, name: "hermes-edge", version: "0.0.0-fake" }));
+        return;
+      }
+      res.writeHead(404).end("not found");
+    });
+    server.on("upgrade", (req, socket, head) => this.#upgrade(req, socket, head));
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops accepting and drops every socket (a crash or a deploy). */
+  async stop(): Promise<void> {
+    this.dropConnections();
+    const server = this.#server;
+    this.#server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Cuts every WebSocket without a close frame, as a network failure would. */
+  dropConnections(): void {
+    for (const socket of this.#sockets.keys()) socket.terminate();
+  }
+
+  receivedMethods(method: string): Received[] {
+    return this.received.filter((r) => r.message["method"] === method);
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== "/acp") {
+      socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found");
+      return;
+    }
+    const auth = req.headers.authorization ?? "";
+    const token = auth.startsWith("Bearer ") ? auth.slice(7) : undefined;
+    if (token === undefined || !this.tokens.has(token)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized");
+      return;
+    }
+    this.upgradeHeaders.push(req.headers);
+    const id = `conn-${this.#nextConnection++}`;
+    this.#wss.once("headers", (headers) => headers.push(`Acp-Connection-Id: ${id}`));
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#sockets.set(ws, { id, initialized: false });
+      ws.on("message", (data) => this.#onMessage(ws, JSON.parse(data.toString()) as Json));
+      ws.on("close", (code) => {
+        this.closeCodes.push(code);
+        this.#sockets.delete(ws);
+        for (const session of this.sessions.values()) session.attached.delete(ws);
+      });
+    });
+  }
+
+  #onMessage(ws: WebSocket, message: Json): void {
+    const state = this.#sockets.get(ws);
+    if (!state) return;
+    this.received.push({ connectionId: state.id, message });
+    const { id, method } = message;
+    const params = (message["params"] ?? {}) as Json;
+    if (typeof method !== "string") return; // a response to our own request; handled by the waiter
+    if (id === undefined) {
+      if (method === "session/cancel") {
+        const session = this.sessions.get(String(params["sessionId"]));
+        if (session && session.turn.state === "running") session.turn.cancelled = true;
+      }
+      return;
+    }
+    const reply = (body: Json): void => send(ws, { jsonrpc: "2.0", id, ...body });
+    if (!state.initialized && method !== "initialize") {
+      reply({ error: { code: -32600, message: "initialize must be the first request" } });
+      return;
+    }
+    switch (method) {
+      case "initialize":
+        state.initialized = true;
+        reply({
+          result: {
+            protocolVersion: this.protocolVersion,
+            agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+            agentInfo: { name: "hermes-edge", version: "0.0.0-fake" },
+            authMethods: [],
+          },
+        });
+        return;
+      case "session/new": {
+        const session: Session = { id: `sess-${this.#nextSession++}`, cwd: String(params["cwd"]), seq: 0, log: [], attached: new Set([ws]), turn: { state: "idle" } };
+        this.sessions.set(session.id, session);
+        reply({ result: { sessionId: session.id } });
+        return;
+      }
+      case "session/resume":
+      case "session/load": {
+        const session = this.sessions.get(String(params["sessionId"]));
+        if (!session) {
+          reply({ error: { code: -32002, message: `Resource not found: ${String(params["sessionId"])}` } });
+          return;
+        }
+        const afterSeq = ((params["_meta"] as Json | undefined)?.["hermes"] as Json | undefined)?.["afterSeq"];
+        const after = this.replayEverything ? 0 : typeof afterSeq === "number" ? afterSeq : method === "session/load" ? 0 : session.seq;
+        session.attached.add(ws);
+        for (const entry of session.log) if (entry.seq > after) send(ws, entry.frame);
+        reply({ result: { _meta: { hermes: { turn: { state: session.turn.state, lastStopReason: session.turn.lastStopReason } } } } });
+        return;
+      }
+      case "session/prompt": {
+        const session = this.sessions.get(String(params["sessionId"]));
+        if (!session) {
+          reply({ error: { code: -32002, message: "Resource not found" } });
+          return;
+        }
+        void this.#runTurn(session, ws, id as string | number, state.id);
+        return;
+      }
+      case "_test/echo":
+        reply({ result: { echo: params } });
+        return;
+      default:
+        reply({ error: { code: -32601, message: `Method not found: ${method}` } });
+    }
+  }
+
+  async #runTurn(session: Session, ws: WebSocket, requestId: string | number, connectionId: string): Promise<void> {
+    const script = { ...this.turn };
+    session.turn = { state: "running", lastStopReason: session.turn.lastStopReason };
+    let outcome = "";
+    if (script.askPermission) outcome = await this.#askPermission(ws, session.id);
+    for (let i = 1; i <= script.updates && !session.turn.cancelled; i++) {
+      await sleep(script.intervalMs);
+      this.#emit(session, {
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: session.id, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `chunk ${i}${outcome}` } } },
+      });
+      if (script.cutAfter === i) this.dropConnections();
+    }
+    const stopReason = session.turn.cancelled ? "cancelled" : script.stopReason;
+    session.turn = { state: "idle", lastStopReason: stopReason };
+    this.#emit(session, {
+      jsonrpc: "2.0",
+      method: "_hermes/turn_ended",
+      params: { sessionId: session.id, stopReason, _meta: { hermes: { requestId, connectionId } } },
+    });
+    if (ws.readyState === ws.OPEN) send(ws, { jsonrpc: "2.0", id: requestId, result: { stopReason } });
+  }
+
+  /** Logs a frame with the next seq and delivers it to every attached socket. */
+  #emit(session: Session, frame: Json): void {
+    const seq = ++session.seq;
+    const params = frame["params"] as Json;
+    if (frame["method"] === "session/update") params["_meta"] = { hermes: { seq } };
+    else params["seq"] = seq;
+    session.log.push({ seq, frame });
+    for (const socket of session.attached) if (socket.readyState === socket.OPEN) send(socket, frame);
+  }
+
+  #askPermission(ws: WebSocket, sessionId: string): Promise<string> {
+    const id = `perm-${sessionId}`;
+    return new Promise((resolve) => {
+      const onMessage = (data: Buffer): void => {
+        const message = JSON.parse(data.toString()) as Json;
+        if (message["id"] !== id || "method" in message) return;
+        ws.off("message", onMessage);
+        const outcome = ((message["result"] as Json | undefined)?.["outcome"] as Json | undefined)?.["optionId"];
+        resolve(` (permission: ${String(outcome)})`);
+      };
+      ws.on("message", onMessage);
+      send(ws, {
+        jsonrpc: "2.0",
+        id,
+        method: "session/request_permission",
+        params: { sessionId, toolCall: { toolCallId: "t1", title: "write file" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] },
+      });
+    });
+  }
+}
+
+function send(ws: WebSocket, frame: Json): void {
+  ws.send(JSON.stringify(frame));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

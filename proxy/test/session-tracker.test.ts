@@ -1,0 +1,212 @@
+import { describe, expect, it } from "vitest";
+import { parseFrame, type Frame } from "../src/jsonrpc.js";
+import { SessionTracker } from "../src/session-tracker.js";
+
+function frame(message: Record<string, unknown>): Frame {
+  const parsed = parseFrame(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.frame;
+}
+
+function request(id: number | string, method: string, params: Record<string, unknown>) {
+  const f = frame({ id, method, params });
+  if (f.kind !== "request") throw new Error("not a request");
+  return f;
+}
+
+const update = (sessionId: string, seq: number) =>
+  frame({ method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk" }, _meta: { hermes: { seq } } } });
+
+const turnEnded = (sessionId: string, seq: number, requestId: number | string, connectionId: string, stopReason = "end_turn") =>
+  frame({ method: "_hermes/turn_ended", params: { sessionId, stopReason, seq, _meta: { hermes: { requestId, connectionId } } } });
+
+/** A tracker with one initialized editor, session "s1" created on connection c1. */
+function withSession() {
+  const t = new SessionTracker();
+  t.connected("c1");
+  t.editorRequest(request(0, "initialize", { protocolVersion: 1 }));
+  t.editorSent(0, "c1");
+  t.fromService(frame({ id: 0, result: { protocolVersion: 1 } }));
+  t.editorRequest(request(1, "session/new", { cwd: "/work", mcpServers: [] }));
+  t.editorSent(1, "c1");
+  t.fromService(frame({ id: 1, result: { sessionId: "s1" } }));
+  return t;
+}
+
+describe("SessionTracker: duplicates", () => {
+  it("forwards increasing seqs and holds back any seq at or below the last forwarded", () => {
+    const t = withSession();
+    expect([1, 2, 3, 2, 3, 4, 1].map((seq) => t.fromService(update("s1", seq)).forward)).toEqual([true, true, true, false, false, true, false]);
+  });
+
+  it("keeps seqs per session", () => {
+    const t = withSession();
+    expect(t.fromService(update("s1", 5)).forward).toBe(true);
+    expect(t.fromService(update("s2", 1)).forward).toBe(true);
+  });
+
+  it("forwards updates without a seq untouched", () => {
+    const t = withSession();
+    const noSeq = frame({ method: "session/update", params: { sessionId: "s1", update: {} } });
+    expect(t.fromService(noSeq).forward).toBe(true);
+    expect(t.fromService(noSeq).forward).toBe(true);
+  });
+
+  it("lets the full history through again when the editor itself loads the session", () => {
+    const t = withSession();
+    t.fromService(update("s1", 1));
+    t.fromService(update("s1", 2));
+    t.editorRequest(request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
+    t.editorSent(2, "c1");
+    expect(t.fromService(update("s1", 1)).forward).toBe(true);
+    expect(t.fromService(update("s1", 2)).forward).toBe(true);
+  });
+
+  it("continues, rather than restarts, a full-history load that was re-sent after a drop", () => {
+    const t = withSession();
+    t.editorRequest(request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
+    t.editorSent(2, "c1");
+    t.fromService(update("s1", 1));
+    t.fromService(update("s1", 2));
+    expect(t.disconnected().resend.map((r) => r.id)).toEqual([2]);
+    t.connected("c2");
+    t.editorSent(2, "c2");
+    expect([1, 2, 3].map((seq) => t.fromService(update("s1", seq)).forward)).toEqual([false, false, true]);
+  });
+
+  it("drops a second response to the same request", () => {
+    const t = withSession();
+    t.editorRequest(request(7, "_x/ping", {}));
+    t.editorSent(7, "c1");
+    expect(t.fromService(frame({ id: 7, result: {} })).forward).toBe(true);
+    expect(t.fromService(frame({ id: 7, result: {} })).forward).toBe(false);
+  });
+});
+
+describe("SessionTracker: re-attach", () => {
+  it("re-attaches created sessions after the last seq forwarded, with their setup", () => {
+    const t = withSession();
+    t.fromService(update("s1", 1));
+    t.fromService(update("s1", 4));
+    expect(t.reattachTargets()).toEqual([{ sessionId: "s1", afterSeq: 4, setup: { cwd: "/work", mcpServers: [] } }]);
+    expect(t.initializeToReplay).toEqual({ params: { protocolVersion: 1 } });
+  });
+
+  it("does not re-attach a session whose creation failed or that was closed", () => {
+    const t = withSession();
+    t.editorRequest(request(2, "session/load", { sessionId: "gone", cwd: "/w", mcpServers: [] }));
+    t.editorSent(2, "c1");
+    t.fromService(frame({ id: 2, error: { code: -32002, message: "not found" } }));
+    t.editorRequest(request(3, "session/close", { sessionId: "s1" }));
+    t.editorSent(3, "c1");
+    t.fromService(frame({ id: 3, result: {} }));
+    expect(t.reattachTargets()).toEqual([]);
+  });
+
+  it("re-sends harmless requests that were in flight and fails the others", () => {
+    const t = withSession();
+    t.editorRequest(request(2, "session/set_mode", { sessionId: "s1", modeId: "ask" }));
+    t.editorSent(2, "c1");
+    t.editorRequest(request(3, "session/new", { cwd: "/w", mcpServers: [] }));
+    t.editorSent(3, "c1");
+    t.editorRequest(request(4, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.editorSent(4, "c1");
+    const { answers, resend } = t.disconnected();
+    expect(resend.map((r) => r.id)).toEqual([2]);
+    expect(answers).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32603 }) })]);
+    expect(t.isPending(4)).toBe(true);
+  });
+});
+
+describe("SessionTracker: pending prompts", () => {
+  function promptSentThenDropped() {
+    const t = withSession();
+    t.editorRequest(request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.editorSent(5, "c1");
+    t.fromService(update("s1", 1));
+    expect(t.disconnected().answers).toEqual([]);
+    t.connected("c2");
+    return t;
+  }
+
+  it("answers a prompt from an earlier connection when its turn_ended arrives", () => {
+    const t = promptSentThenDropped();
+    const verdict = t.fromService(turnEnded("s1", 2, 5, "c1"));
+    expect(verdict.forward).toBe(true);
+    expect(verdict.answers).toEqual([{ id: 5, result: { stopReason: "end_turn" } }]);
+    expect(t.isPending(5)).toBe(false);
+  });
+
+  it("answers with the turn's JSON-RPC error when turn_ended reports a failed turn", () => {
+    const t = promptSentThenDropped();
+    const failed = frame({
+      method: "_hermes/turn_ended",
+      params: { sessionId: "s1", stopReason: "end_turn", seq: 2, error: { code: -32603, message: "model failed" }, _meta: { hermes: { requestId: 5, connectionId: "c1" } } },
+    });
+    expect(t.fromService(failed).answers).toEqual([{ id: 5, error: { code: -32603, message: "model failed" } }]);
+  });
+
+  it("ignores a turn_ended without a request id (a turn no client request started)", () => {
+    const t = promptSentThenDropped();
+    const orphan = frame({ method: "_hermes/turn_ended", params: { sessionId: "s1", stopReason: "end_turn", seq: 2, _meta: { hermes: { requestId: null, connectionId: null } } } });
+    const verdict = t.fromService(orphan);
+    expect([verdict.forward, verdict.answers]).toEqual([true, []]);
+    expect(t.isPending(5)).toBe(true);
+  });
+
+  it("ignores a turn_ended of another client that reused the same request id", () => {
+    const t = promptSentThenDropped();
+    expect(t.fromService(turnEnded("s1", 2, 5, "someone-else")).answers).toEqual([]);
+    expect(t.isPending(5)).toBe(true);
+  });
+
+  it("waits for the real response on the live connection, but remembers the outcome if the socket drops", () => {
+    const t = withSession();
+    t.editorRequest(request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.editorSent(5, "c1");
+    expect(t.fromService(turnEnded("s1", 1, 5, "c1", "max_tokens")).answers).toEqual([]);
+    expect(t.disconnected().answers).toEqual([{ id: 5, result: { stopReason: "max_tokens" } }]);
+  });
+
+  it("never answers twice: the late real response after a turn_ended answer is dropped", () => {
+    const t = promptSentThenDropped();
+    t.fromService(turnEnded("s1", 2, 5, "c1"));
+    expect(t.fromService(frame({ id: 5, result: { stopReason: "end_turn" } })).forward).toBe(false);
+  });
+
+  it("answers with lastStopReason when the resumed session is idle and no turn_ended was replayed", () => {
+    const t = promptSentThenDropped();
+    const result = { _meta: { hermes: { turn: { state: "idle", lastStopReason: "cancelled" } } } };
+    expect(t.reattached("s1", { ok: true, result })).toEqual([{ id: 5, result: { stopReason: "cancelled" } }]);
+  });
+
+  it("answers with an error when the session is idle and the service has no lastStopReason", () => {
+    const t = promptSentThenDropped();
+    const [answer] = t.reattached("s1", { ok: true, result: { _meta: { hermes: { turn: { state: "idle" } } } } });
+    expect(answer?.error?.code).toBe(-32603);
+  });
+
+  it("keeps waiting while the resumed turn is still running", () => {
+    const t = promptSentThenDropped();
+    expect(t.reattached("s1", { ok: true, result: { _meta: { hermes: { turn: { state: "running" } } } } })).toEqual([]);
+    expect(t.isPending(5)).toBe(true);
+  });
+
+  it("fails the prompt and forgets the session when re-attaching is refused", () => {
+    const t = promptSentThenDropped();
+    const [answer] = t.reattached("s1", { ok: false, error: { code: -32002, message: "Resource not found" } });
+    expect(answer).toMatchObject({ id: 5, error: { code: -32002 } });
+    expect(t.reattachTargets()).toEqual([]);
+  });
+
+  it("fails every pending request on give-up, including ones never sent", () => {
+    const t = promptSentThenDropped();
+    t.editorRequest(request(6, "_test/echo", {}));
+    const error = { code: -32603, message: "unreachable" };
+    expect(t.failAll(error)).toEqual([
+      { id: 5, error },
+      { id: 6, error },
+    ]);
+    expect(t.pendingCount).toBe(0);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Runs a compaction: the model summarizes the older turns, a new segment
+ * starts with that summary and the latest turn, D1 records the rotation, and
+ * the editor hears about it. Any failure leaves the history as it was.
+ */
+import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import { agentMessageChunk } from "../acp/updates.js";
+import { splitForCompaction, summaryMessage, summaryRequest } from "../agent/compaction.js";
+import type { ModelProvider } from "../agent/model-provider.js";
+import type { SegmentIndex } from "../db/segment-index.js";
+import { continuationOf, provenance } from "./provenance.js";
+import type { SessionRuntime } from "./session-runtime.js";
+
+export interface CompactionPorts {
+  runtime: SessionRuntime;
+  provider: ModelProvider;
+  segments: SegmentIndex;
+  /** Capabilities of the client that will see the compaction. */
+  client: ClientCapabilities;
+  newId(): string;
+}
+
+export type CompactionResult = { status: "completed"; summary: string } | { status: "failed"; error: string } | { status: "skipped" };
+
+export async function compactHistory(ports: CompactionPorts, signal: AbortSignal): Promise<CompactionResult> {
+  const { runtime } = ports;
+  const { store } = runtime;
+  const { older, kept } = splitForCompaction(store.history());
+  if (older.length === 0) return { status: "skipped" };
+  const record = store.record()!;
+  const compactionId = ports.newId();
+  const native = ports.client.session?.compaction != null;
+  const emit = (update: SessionUpdate) => runtime.emit(update);
+  if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: "in_progress" });
+
+  let summary = "";
+  try {
+    const stream = ports.provider.stream({ model: record.model, messages: summaryRequest(older), tools: [], signal });
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      if (next.value.type !== "text") continue;
+      summary += next.value.text;
+      if (native) emit({ sessionUpdate: "compaction_summary_chunk", compactionId, content: { type: "text", text: next.value.text } });
+    }
+    if (!summary.trim()) throw new Error("the model returned an empty summary");
+    const lineage = continuationOf(record.lineage, ports.newId());
+    // D1 first: if the index cannot record the rotation, nothing changes locally either.
+    await ports.segments.rotate(record.sessionId, record.tenant, record.lineage.currentId, lineage, Date.now());
+    const segment = record.segment + 1;
+    store.appendHistory(summaryMessage(summary), segment);
+    for (const message of kept) store.appendHistory(message, segment);
+    store.updateRecord({ segment, lineage });
+  } catch (err) {
+    const error = signal.aborted ? "cancelled" : err instanceof Error ? err.message : String(err);
+    if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: signal.aborted ? "cancelled" : "failed", error });
+    else emit(agentMessageChunk(`⚠️ Compacting the conversation failed (${error}); the full history is kept.`, ports.newId()));
+    return { status: "failed", error };
+  }
+  const sessionProvenance = provenance(record.sessionId, store.record()!.lineage, true);
+  if (native) {
+    emit({ sessionUpdate: "compaction_update", compactionId, status: "completed", summary: [{ type: "text", text: summary }], _meta: { hermes: { sessionProvenance } } });
+  }
+  emit({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString(), _meta: { hermes: { sessionProvenance } } });
+  return { status: "completed", summary };
+}

@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChunkCoalescer, type ChunkKind } from "../../../src/agent/chunk-coalescer.js";
+
+let sent: Array<[ChunkKind, string]>;
+const record = (kind: ChunkKind, text: string) => void sent.push([kind, text]);
+
+beforeEach(() => {
+  sent = [];
+  vi.useFakeTimers();
+});
+afterEach(() => vi.useRealTimers());
+
+describe("ChunkCoalescer", () => {
+  it("sends the first piece of a kind at once", () => {
+    const c = new ChunkCoalescer(record, 50);
+    c.push("text", "Hel");
+    expect(sent).toEqual([["text", "Hel"]]);
+  });
+
+  it("merges later pieces that arrive within the window into one send", () => {
+    const c = new ChunkCoalescer(record, 50);
+    c.push("text", "a");
+    c.push("text", "b");
+    c.push("text", "c");
+    expect(sent).toEqual([["text", "a"]]);
+    vi.advanceTimersByTime(49);
+    c.push("text", "d");
+    expect(sent).toEqual([["text", "a"]]);
+    vi.advanceTimersByTime(1);
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "bcd"],
+    ]);
+  });
+
+  it("starts a new window after a flush by the timer", () => {
+    const c = new ChunkCoalescer(record, 50);
+    c.push("text", "a");
+    c.push("text", "b");
+    vi.advanceTimersByTime(50);
+    c.push("text", "c");
+    c.push("text", "d");
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "b"],
+    ]);
+    vi.advanceTimersByTime(50);
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "b"],
+      ["text", "cd"],
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("flushes the buffered kind when the kind switches and keeps the order", () => {
+    const c = new ChunkCoalescer(record, 50);
+    c.push("reasoning", "think ");
+    c.push("reasoning", "more ");
+    c.push("reasoning", "still");
+    c.push("text", "Answer");
+    c.push("text", " part");
+    c.push("reasoning", " again");
+    c.push("text", " end");
+    vi.advanceTimersByTime(50);
+    expect(sent).toEqual([
+      ["reasoning", "think "],
+      ["reasoning", "more still"],
+      ["text", "Answer"],
+      ["text", " part"],
+      ["reasoning", " again"],
+      ["text", " end"],
+    ]);
+    expect(sent.map(([, t]) => t).join("")).toBe("think more stillAnswer part again end");
+  });
+
+  it("passes every piece straight through when windowMs is 0", () => {
+    const c = new ChunkCoalescer(record, 0);
+    c.push("text", "a");
+    c.push("text", "b");
+    c.push("reasoning", "r");
+    c.push("text", "c");
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "b"],
+      ["reasoning", "r"],
+      ["text", "c"],
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("ignores empty pieces", () => {
+    const c = new ChunkCoalescer(record, 0);
+    c.push("text", "");
+    c.push("reasoning", "");
+    expect(sent).toEqual([]);
+  });
+
+  it("flush() sends what is buffered at once, cancels the timer and leaves nothing behind", () => {
+    const c = new ChunkCoalescer(record, 50);
+    c.push("text", "a");
+    c.push("text", "b");
+    c.push("text", "c");
+    c.flush();
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "bc"],
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+    c.flush();
+    vi.advanceTimersByTime(100);
+    expect(sent).toHaveLength(2);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AcpError } from "../../../src/acp/errors.js";
+import { ClientRequestError, ClientRequests, sessionOfRequestId } from "../../../src/session/client-requests.js";
+
+afterEach(() => vi.useRealTimers());
+
+const idOf = (frame: string) => (JSON.parse(frame) as { id: string }).id;
+
+describe("sessionOfRequestId", () => {
+  it("reads the session out of one of our request ids", () => {
+    expect(sessionOfRequestId("hermes:sess-1:3")).toBe("sess-1");
+    expect(sessionOfRequestId("hermes:a:b:12")).toBe("a:b");
+  });
+
+  it("returns null for ids that are not ours", () => {
+    expect(sessionOfRequestId(3)).toBeNull();
+    expect(sessionOfRequestId(null)).toBeNull();
+    expect(sessionOfRequestId("other:sess:1")).toBeNull();
+    expect(sessionOfRequestId("hermes:")).toBeNull();
+    expect(sessionOfRequestId("hermes::1")).toBeNull();
+    expect(sessionOfRequestId("hermes:sess")).toBeNull();
+  });
+});
+
+describe("ClientRequests", () => {
+  it("builds request frames whose ids embed the session and count up", () => {
+    let sessionId = "";
+    const requests = new ClientRequests(() => sessionId);
+    sessionId = "sess-1"; // read lazily
+    const first = requests.open("conn-a", "fs/read_text_file", { path: "/a" });
+    const second = requests.open("conn-a", "session/request_permission", { options: [] });
+    expect(JSON.parse(first.frame)).toEqual({ jsonrpc: "2.0", id: "hermes:sess-1:1", method: "fs/read_text_file", params: { path: "/a" } });
+    expect(idOf(second.frame)).toBe("hermes:sess-1:2");
+    expect(sessionOfRequestId(idOf(first.frame))).toBe("sess-1");
+  });
+
+  it("settles a request only through the connection it was sent on", async () => {
+    const requests = new ClientRequests(() => "s");
+    const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {});
+    const id = idOf(frame);
+    expect(requests.settle("conn-b", { id, result: { content: "wrong" } })).toBe(false);
+    expect(requests.settle("conn-a", { id, result: { content: "hello" } })).toBe(true);
+    await expect(answer).resolves.toEqual({ content: "hello" });
+    expect(requests.settle("conn-a", { id, result: { content: "again" } })).toBe(false);
+  });
+
+  it("resolves a response without a result with null and ignores unknown ids", async () => {
+    const requests = new ClientRequests(() => "s");
+    const { frame, answer } = requests.open("conn-a", "fs/write_text_file", {});
+    expect(requests.settle("conn-a", { id: "hermes:s:99", result: {} })).toBe(false);
+    expect(requests.settle("conn-a", { id: idOf(frame) })).toBe(true);
+    await expect(answer).resolves.toBeNull();
+  });
+
+  it("rejects with ClientRequestError carrying the body when the editor answers an error", async () => {
+    const requests = new ClientRequests(() => "s");
+    const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {});
+    const body = { code: -32002, message: "file not found", data: { path: "/a" } };
+    expect(requests.settle("conn-a", { id: idOf(frame), error: body })).toBe(true);
+    const error = await answer.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientRequestError);
+    expect((error as ClientRequestError).body).toEqual(body);
+    expect((error as Error).message).toBe("the editor answered -32002: file not found");
+  });
+
+  it("rejects when the editor does not answer within timeoutMs", async () => {
+    vi.useFakeTimers();
+    const requests = new ClientRequests(() => "s");
+    const { frame, answer } = requests.open("conn-a", "terminal/wait_for_exit", {}, { timeoutMs: 1_000 });
+    const outcome = answer.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(requests.settle("conn-b", { id: idOf(frame), result: {} })).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe("the editor did not answer terminal/wait_for_exit within 1000 ms");
+    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+  });
+
+  it("clears the timeout once answered", async () => {
+    vi.useFakeTimers();
+    const requests = new ClientRequests(() => "s");
+    const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {}, { timeoutMs: 1_000 });
+    expect(vi.getTimerCount()).toBe(1);
+    requests.settle("conn-a", { id: idOf(frame), result: { content: "x" } });
+    expect(vi.getTimerCount()).toBe(0);
+    await expect(answer).resolves.toEqual({ content: "x" });
+  });
+
+  it("rejects with requestCancelled when the signal aborts", async () => {
+    const requests = new ClientRequests(() => "s");
+    const controller = new AbortController();
+    const { frame, answer } = requests.open("conn-a", "session/request_permission", {}, { signal: controller.signal });
+    controller.abort();
+    const error = await answer.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AcpError);
+    expect((error as AcpError).code).toBe(-32800);
+    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+  });
+
+  it("rejects at once when the signal is already aborted", async () => {
+    const requests = new ClientRequests(() => "s");
+    const controller = new AbortController();
+    controller.abort();
+    const { frame, answer } = requests.open("conn-a", "session/request_permission", {}, { signal: controller.signal });
+    const error = await answer.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AcpError);
+    expect((error as AcpError).code).toBe(-32800);
+    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+  });
+
+  it("failConnection rejects only the requests sent on that connection", async () => {
+    const requests = new ClientRequests(() => "s");
+    const a1 = requests.open("conn-a", "fs/read_text_file", {});
+    const b1 = requests.open("conn-b", "fs/read_text_file", {});
+    const a2 = requests.open("conn-a", "terminal/output", {});
+    requests.failConnection("conn-a");
+    for (const { answer } of [a1, a2]) {
+      await expect(answer).rejects.toThrow("the editor connection closed before answering");
+    }
+    expect(requests.settle("conn-a", { id: idOf(a1.frame), result: {} })).toBe(false);
+    expect(requests.settle("conn-b", { id: idOf(b1.frame), result: "still here" })).toBe(true);
+    await expect(b1.answer).resolves.toBe("still here");
+  });
+});

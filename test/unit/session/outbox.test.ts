@@ -1,0 +1,115 @@
+import { describe, expect, it, vi } from "vitest";
+import { Outbox } from "../../../src/session/outbox.js";
+
+/** A deliver function whose calls the test answers one by one. */
+function controlledDeliver() {
+  const batches: string[][] = [];
+  const answers: Array<(ok: boolean) => void> = [];
+  const deliver = vi.fn((frames: string[]) => {
+    batches.push(frames);
+    return new Promise<boolean>((resolve) => answers.push(resolve));
+  });
+  /** Answers the oldest unanswered delivery and lets the outbox react. */
+  const answer = async (ok = true) => {
+    const next = answers.shift();
+    if (!next) throw new Error("no delivery in flight");
+    next(ok);
+    await new Promise((r) => setTimeout(r, 0));
+  };
+  return { batches, deliver, answer };
+}
+
+describe("Outbox", () => {
+  it("delivers the first frame at once and batches frames pushed while it is in flight, in order", async () => {
+    const { batches, deliver, answer } = controlledDeliver();
+    const outbox = new Outbox(deliver, () => {});
+    outbox.push("a");
+    expect(batches).toEqual([["a"]]);
+    outbox.push("b");
+    outbox.push("c");
+    outbox.push("d");
+    expect(batches).toHaveLength(1);
+    await answer();
+    expect(batches).toEqual([["a"], ["b", "c", "d"]]);
+    outbox.push("e");
+    await answer();
+    expect(batches).toEqual([["a"], ["b", "c", "d"], ["e"]]);
+    await answer();
+    expect(deliver).toHaveBeenCalledTimes(3);
+    expect(outbox.gone).toBe(false);
+  });
+
+  it("never puts more than 1000 frames in one delivery", async () => {
+    const batches: string[][] = [];
+    const outbox = new Outbox((frames) => {
+      batches.push(frames);
+      return Promise.resolve(true);
+    }, () => {});
+    const frames = Array.from({ length: 2_500 }, (_, i) => `f${i}`);
+    for (const frame of frames) outbox.push(frame);
+    await outbox.drained();
+    expect(batches.map((b) => b.length)).toEqual([1, 1_000, 1_000, 499]);
+    expect(batches.flat()).toEqual(frames);
+  });
+
+  it("goes gone when deliver answers false: queued frames dropped, onGone called once, later pushes ignored", async () => {
+    const { batches, deliver, answer } = controlledDeliver();
+    const onGone = vi.fn();
+    const outbox = new Outbox(deliver, onGone);
+    outbox.push("a");
+    outbox.push("b");
+    await answer(false);
+    expect(outbox.gone).toBe(true);
+    expect(onGone).toHaveBeenCalledTimes(1);
+    expect(batches).toEqual([["a"]]);
+    outbox.push("c");
+    outbox.push("d");
+    await outbox.drained();
+    expect(deliver).toHaveBeenCalledTimes(1);
+    expect(onGone).toHaveBeenCalledTimes(1);
+  });
+
+  it("treats a deliver that rejects as gone", async () => {
+    const onGone = vi.fn();
+    const deliver = vi.fn(() => Promise.reject(new Error("socket closed")));
+    const outbox = new Outbox(deliver, onGone);
+    outbox.push("a");
+    outbox.push("b");
+    await outbox.drained();
+    expect(outbox.gone).toBe(true);
+    expect(onGone).toHaveBeenCalledTimes(1);
+    expect(deliver).toHaveBeenCalledTimes(1);
+    outbox.push("c");
+    expect(deliver).toHaveBeenCalledTimes(1);
+  });
+
+  it("treats a deliver that throws synchronously as gone", async () => {
+    const onGone = vi.fn();
+    const deliver = vi.fn((): Promise<boolean> => {
+      throw new TypeError("Invalid Durable Object ID");
+    });
+    const outbox = new Outbox(deliver, onGone);
+    outbox.push("a");
+    await expect(outbox.drained()).resolves.toBeUndefined();
+    expect(outbox.gone).toBe(true);
+    expect(onGone).toHaveBeenCalledTimes(1);
+  });
+
+  it("drained() resolves at once when idle and only after every pushed frame was handed over", async () => {
+    const { batches, deliver, answer } = controlledDeliver();
+    const outbox = new Outbox(deliver, () => {});
+    await outbox.drained();
+    outbox.push("a");
+    outbox.push("b");
+    let drained = false;
+    const waiting = outbox.drained().then(() => (drained = true));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(drained).toBe(false);
+    await answer();
+    expect(drained).toBe(false);
+    await answer();
+    await waiting;
+    expect(drained).toBe(true);
+    expect(batches).toEqual([["a"], ["b"]]);
+  });
+});

@@ -1,0 +1,76 @@
+import { abortAllDurableObjects } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { mockCalls, mockScript, range, seqOf, sleep, TestClient, uniqueKey, turnOf } from "./acp-test-client.js";
+
+const CWD = "/work/durable";
+
+describe("durability", () => {
+  it("records a turn cut off by a restart as interrupted, keeps its prompt and tells the next client", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ tokens: 400, chunkDelayMs: 25 }]);
+    const a = await TestClient.ready();
+    const sessionId = await a.newSession(CWD);
+    const prompt = a.prompt(sessionId, `refactor the parser [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.content?.text === " t3");
+    // Every object is evicted, as in a deploy.
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    const b = await TestClient.ready();
+    const { id, response } = b.start("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const res = await response;
+    expect(turnOf(res.result)).toEqual({
+      state: "idle",
+      lastStopReason: "cancelled",
+      interruptedPrompt: `refactor the parser [[mock:${key}]]`,
+    });
+    const end = b.frames.findIndex((f) => f.id === id && !f.method);
+    const replay = b.logged(sessionId).filter((f) => b.frames.indexOf(f) < end);
+    expect(replay.map(seqOf)).toEqual(range(1, replay.length));
+    const text = b.agentText(sessionId);
+    expect(text.startsWith("t0 t1 t2 t3")).toBe(true);
+    expect(text).toContain("The service restarted while this turn was running");
+    expect(text).toContain(`> refactor the parser [[mock:${key}]]`);
+    const ended = b.turnsEnded(sessionId);
+    expect(ended.map((f) => f.params.stopReason)).toEqual(["cancelled"]);
+    expect(ended[0]!.params._meta.hermes).toEqual({ requestId: prompt.id, connectionId: a.connectionId, interrupted: true });
+    expect(await mockCalls(key)).toHaveLength(1);
+
+    // The session goes on: the next prompt runs normally.
+    const next = await b.prompt(sessionId, "again").response;
+    expect(next.result).toEqual({ stopReason: "end_turn" });
+    a.close();
+    b.close();
+  });
+
+  it("replays a log longer than one delivery batch and one read page without losing or repeating a frame", async () => {
+    const key = uniqueKey();
+    const TOKENS = 1_150;
+    await mockScript(key, [{ tokens: TOKENS }]);
+    const a = await TestClient.ready();
+    const sessionId = await a.newSession(CWD);
+    expect((await a.prompt(sessionId, `many [[mock:${key}]]`, 30_000).response).result).toEqual({ stopReason: "end_turn" });
+    const chunks = a.updates(sessionId).filter((f) => f.params.update.sessionUpdate === "agent_message_chunk");
+    expect(chunks).toHaveLength(TOKENS);
+    const live = a.logged(sessionId).map(seqOf);
+    for (let i = 1; i < live.length; i++) expect(live[i]).toBeGreaterThan(live[i - 1]!);
+
+    const b = await TestClient.ready();
+    const res = await b.request("session/load", { sessionId, cwd: CWD, mcpServers: [] }, 30_000);
+    expect(turnOf(res.result).state).toBe("idle");
+    const replay = b.logged(sessionId);
+    expect(replay.map(seqOf)).toEqual(range(1, replay.length));
+    expect(replay.length).toBe(live.length + 1);
+    expect(b.agentText(sessionId)).toBe(a.agentText(sessionId));
+
+    const c = await TestClient.ready();
+    const resume = c.start("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: 499 } } }, 30_000);
+    await resume.response;
+    const end = c.frames.findIndex((f) => f.id === resume.id && !f.method);
+    const replayedToC = c.logged(sessionId).filter((f) => c.frames.indexOf(f) < end);
+    expect(replayedToC.map(seqOf)).toEqual(range(500, replay.length));
+    a.close();
+    b.close();
+    c.close();
+  }, 60_000);
+});
