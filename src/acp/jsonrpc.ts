@@ -20,9 +20,10 @@ const zNotification = z.object({
   method: z.string().min(1),
   params: z.unknown().optional(),
 });
+// A response may carry id null (an error about a request whose id could not be read); it is never answered.
 const zResponse = z.object({
   jsonrpc: z.literal("2.0"),
-  id: zId,
+  id: zId.nullable(),
   result: z.unknown().optional(),
   error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
 });

@@ -20,11 +20,13 @@ export function shouldCompact(tokens: number, contextWindow: number, threshold =
 }
 
 /**
- * Splits history into what is summarized and what is kept verbatim: the kept
- * part starts at the last user message, so a tool call is never separated
- * from its result.
+ * Splits history into what is summarized and what is kept verbatim. Before a
+ * turn (`keepLatestPrompt`), the kept part starts at the last user message, so
+ * the new prompt survives and a tool call is never separated from its result;
+ * between turns (`/compress`) everything is summarized.
  */
-export function splitForCompaction(history: ChatMessage[]): { older: ChatMessage[]; kept: ChatMessage[] } {
+export function splitForCompaction(history: ChatMessage[], keepLatestPrompt: boolean): { older: ChatMessage[]; kept: ChatMessage[] } {
+  if (!keepLatestPrompt) return { older: history, kept: [] };
   let cut = history.length;
   for (let i = history.length - 1; i >= 0; i--) {
     if (history[i]!.role === "user") {

@@ -70,7 +70,7 @@ async function handleNotification(message: IncomingNotification, ports: Connecti
 
 async function handleResponse(message: IncomingResponse, ports: ConnectionPorts): Promise<void> {
   const sessionId = sessionOfRequestId(message.id);
-  if (!sessionId || !ports.state.get()?.sessions.includes(sessionId)) return;
+  if (message.id === null || !sessionId || !ports.state.get()?.sessions.includes(sessionId)) return;
   await ports.session(sessionId).clientResponse(ports.ref().connectionId, {
     id: message.id,
     ...(message.error ? { error: message.error } : { result: message.result }),

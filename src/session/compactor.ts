@@ -22,10 +22,11 @@ export interface CompactionPorts {
 
 export type CompactionResult = { status: "completed"; summary: string } | { status: "failed"; error: string } | { status: "skipped" };
 
-export async function compactHistory(ports: CompactionPorts, signal: AbortSignal): Promise<CompactionResult> {
+/** @param beforeTurn true when the turn's prompt is already in history and must be kept verbatim. */
+export async function compactHistory(ports: CompactionPorts, signal: AbortSignal, beforeTurn: boolean): Promise<CompactionResult> {
   const { runtime } = ports;
   const { store } = runtime;
-  const { older, kept } = splitForCompaction(store.history());
+  const { older, kept } = splitForCompaction(store.history(), beforeTurn);
   if (older.length === 0) return { status: "skipped" };
   const record = store.record()!;
   const compactionId = ports.newId();

@@ -64,7 +64,7 @@ export async function runModelTurn(
   const before = store.record()!;
   const window = contextWindowFor(before.model, ports.settings);
   if (shouldCompact(Math.max(estimateTokens(store.history()), before.lastUsage ?? 0), window)) {
-    await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal);
+    await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal, true);
   }
   const record = store.record()!;
   const tools = ports.toolsForTurn(turn.connectionId);
@@ -118,5 +118,5 @@ export async function compactNow(
   const provider = ports.provider();
   if (!provider) return { status: "no_model" };
   const client = clientPortFor(runtime, connectionId).capabilities;
-  return compactHistory({ runtime, provider, segments: ports.segments, client, newId: ports.newId }, signal);
+  return compactHistory({ runtime, provider, segments: ports.segments, client, newId: ports.newId }, signal, false);
 }

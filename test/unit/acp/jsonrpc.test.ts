@@ -119,3 +119,10 @@ describe("frames", () => {
     );
   });
 });
+
+describe("responses with a null id", () => {
+  it("decodes an error response with id null as a response, so it is never answered", () => {
+    const decoded = decodeFrame('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}');
+    expect(decoded).toMatchObject({ kind: "response", message: { id: null, error: { code: -32700 } } });
+  });
+});
