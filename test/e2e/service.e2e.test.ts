@@ -82,3 +82,23 @@ describe("hermes-edge over wrangler dev with the official SDK client", () => {
     expect(c.validator.errors).toEqual([]);
   });
 });
+
+describe("without a model key", () => {
+  it("answers a prompt with a message saying how to configure one", async () => {
+    const keyless = await startDevServer({ vars: { HERMES_EDGE_TOKENS: `e2e:${TOKEN}` } });
+    try {
+      const c = await connectSdk(keyless.wsUrl, TOKEN);
+      clients.push(c);
+      await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await c.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
+      const answer = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello?" }] });
+      expect(answer.stopReason).toBe("end_turn");
+      expect(agentText(c.updates, sessionId)).toMatch(/No model is configured[\s\S]*OPENAI_API_KEY[\s\S]*\.dev\.vars/);
+      const again = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "still there?" }] });
+      expect(again.stopReason).toBe("end_turn");
+      expect(c.validator.errors).toEqual([]);
+    } finally {
+      await keyless.stop();
+    }
+  });
+});
