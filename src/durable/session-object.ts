@@ -14,6 +14,9 @@ import { createSession, type CreateSessionInit } from "../session/create-session
 import { SessionKernel } from "../session/session-kernel.js";
 import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "../session/fork.js";
 import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
+import type { ChildResult } from "../delegate/child-result.js";
+import type { ChildSpec, ForwardedRequest, ForwardOutcome } from "../delegate/delegate-port.js";
+import type { SubagentCommand } from "../delegate/delegation.js";
 
 const HEARTBEAT_MS = 30_000;
 
@@ -90,6 +93,8 @@ export class SessionObject extends DurableObject<Env> {
 
   prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
     return outcomeOf(() => {
+      this.#kernel.runtime.ownAttached(conn);
+      this.#kernel.delegation.assertTakesPrompts();
       this.#kernel.runner.enqueue(conn, requestId, prompt);
       return null;
     });
@@ -107,6 +112,7 @@ export class SessionObject extends DurableObject<Env> {
     return outcomeOf(() => {
       this.#kernel.runtime.ownAttached(conn);
       this.#kernel.runner.cancelAll();
+      this.#kernel.delegation.child.interrupt("interrupted");
       return null;
     });
   }
@@ -147,7 +153,33 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
-    return this.#kernel.runtime.requests.settle(connectionId, response);
+    return this.#kernel.runtime.isAttached(connectionId) && this.#kernel.runtime.requests.settle(response);
+  }
+
+  /** Child side: runs one delegated task in this sub-agent session (called by the parent session object). */
+  runChild(spec: ChildSpec): Promise<ChildResult> {
+    return this.#kernel.delegation.runChild(spec);
+  }
+
+  interruptChild(cause: "interrupted" | "timeout"): void {
+    this.#kernel.delegation.child.interrupt(cause);
+  }
+
+  /** Parent side: a child's editor request, sent over this session's connection. */
+  forwardClientRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
+    return this.#kernel.delegation.forward(subagentId, request);
+  }
+
+  relayChildUpdates(subagentId: string, frames: string[]): boolean {
+    return this.#kernel.delegation.relay(subagentId, frames);
+  }
+
+  /** `_hermes/subagents/interrupt|pause|resume` and their REST twins. */
+  subagents(tenant: string, command: SubagentCommand): Promise<RpcOutcome> {
+    return outcomeOf(() => {
+      this.#kernel.runtime.own({ tenant });
+      return this.#kernel.delegation.control(command);
+    });
   }
 
   detach(connectionId: string): void {

@@ -7,7 +7,10 @@ import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
 import { requestFrame } from "../acp/jsonrpc.js";
 
 interface Pending {
-  connectionId: string;
+  /** Null while orphaned: its connection dropped and no editor has reattached yet. */
+  connectionId: string | null;
+  frame: string;
+  graceTimer?: ReturnType<typeof setTimeout>;
   resolve(result: unknown): void;
   reject(error: Error): void;
   cleanup(): void;
@@ -45,6 +48,7 @@ export class ClientRequests {
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): { frame: string; answer: Promise<unknown> } {
     const id = `${PREFIX}${this.sessionId()}:${this.#next++}`;
+    const frame = requestFrame(id, method, params);
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer =
         options.timeoutMs !== undefined
@@ -52,24 +56,31 @@ export class ClientRequests {
           : undefined;
       const onAbort = () => this.#fail(id, AcpError.requestCancelled());
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
+      const pending: Pending = {
         connectionId,
+        frame,
         resolve,
         reject,
         cleanup: () => {
           if (timer !== undefined) clearTimeout(timer);
+          if (pending.graceTimer !== undefined) clearTimeout(pending.graceTimer);
           options.signal?.removeEventListener("abort", onAbort);
         },
-      });
+      };
+      this.#pending.set(id, pending);
       if (options.signal?.aborted) onAbort(); // "abort" never fires again for a signal already aborted
     });
-    return { frame: requestFrame(id, method, params), answer };
+    return { frame, answer };
   }
 
-  /** Settles the request an editor response answers; false if it is not pending for that connection. */
-  settle(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
+  /**
+   * Settles the request an editor response answers; false if it is not pending.
+   * The caller checks that the answering connection is attached to the session:
+   * after a reconnect the answer arrives on a different connection than the request.
+   */
+  settle(response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
     const pending = this.#pending.get(String(response.id));
-    if (!pending || pending.connectionId !== connectionId) return false;
+    if (!pending) return false;
     this.#pending.delete(String(response.id));
     pending.cleanup();
     if (response.error) pending.reject(new ClientRequestError(response.error));
@@ -77,7 +88,35 @@ export class ClientRequests {
     return true;
   }
 
-  /** A connection went away: everything waiting on it fails now rather than at its timeout. */
+  /**
+   * A connection dropped: its requests wait up to `graceMs` for an editor to
+   * reattach (a proxy reconnects in seconds) instead of failing at once.
+   */
+  orphan(connectionId: string, graceMs: number): void {
+    for (const [id, pending] of this.#pending) {
+      if (pending.connectionId !== connectionId) continue;
+      pending.connectionId = null;
+      pending.graceTimer = setTimeout(
+        () => this.#fail(id, new Error(`the editor connection closed and no editor reattached within ${Math.round(graceMs / 1000)} s`)),
+        graceMs,
+      );
+    }
+  }
+
+  /** An editor attached: it takes over the orphaned requests; returns their frames to send again. */
+  adopt(connectionId: string): string[] {
+    const frames: string[] = [];
+    for (const pending of this.#pending.values()) {
+      if (pending.connectionId !== null) continue;
+      pending.connectionId = connectionId;
+      if (pending.graceTimer !== undefined) clearTimeout(pending.graceTimer);
+      pending.graceTimer = undefined;
+      frames.push(pending.frame);
+    }
+    return frames;
+  }
+
+  /** The session is closing: everything waiting on `connectionId` fails now rather than at its timeout. */
   failConnection(connectionId: string): void {
     for (const [id, pending] of this.#pending) {
       if (pending.connectionId === connectionId) this.#fail(id, new Error("the editor connection closed before answering"));

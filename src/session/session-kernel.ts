@@ -5,17 +5,19 @@
  */
 import type { JsonRpcId } from "../acp/jsonrpc.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
-import { coalesceMs, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
+import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
 import { SessionIndex } from "../db/session-index.js";
 import { provenance } from "./provenance.js";
 import type { Env } from "../env.js";
+import { Delegation } from "../delegate/delegation.js";
 import { toolsFor } from "../tools/index.js";
+import type { ClientPort } from "../tools/tool.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { toolsForTurn } from "./model-turn.js";
 import type { Deliver } from "./outbox.js";
-import { PromptRunner } from "./prompt-runner.js";
+import { PromptRunner, type PromptPorts } from "./prompt-runner.js";
 import type { SessionRecord } from "./session-record.js";
 import { SessionRuntime } from "./session-runtime.js";
 import { SettingsController } from "./session-settings.js";
@@ -35,6 +37,8 @@ export class SessionKernel {
   readonly runtime: SessionRuntime;
   readonly sessionSettings: SettingsController;
   readonly runner: PromptRunner;
+  /** Sub-agents: this session as a parent (spawn, relay, forward) and as a child (its delegated task). */
+  readonly delegation: Delegation;
 
   constructor(sql: SqlStorage, env: Env, host: KernelHost) {
     this.store = new SessionStore(sql);
@@ -42,17 +46,19 @@ export class SessionKernel {
     this.index = new SessionIndex(env.DB);
     this.segments = new SegmentIndex(env.DB);
     this.settings = modelSettings(env);
-    this.runtime = new SessionRuntime({ store: this.store, index: this.index, deliver: host.deliver, now: Date.now });
+    this.runtime = new SessionRuntime({ store: this.store, deliver: host.deliver, now: Date.now });
     this.sessionSettings = new SettingsController(this.runtime, this.settings.models, (record) =>
       this.#indexUpdate({ mode: record.mode, model: record.model }),
     );
     const settings = this.settings;
-    this.runner = new PromptRunner(this.runtime, {
+    // `delegate_task` is in the registry only while this session may delegate.
+    const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.delegation.canDelegate() });
+    const ports: PromptPorts = {
       settings,
       sessionSettings: this.sessionSettings,
       provider: () => (settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null),
-      tools: toolsFor,
-      toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools: toolsFor }, connectionId),
+      tools,
+      toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools }, connectionId),
       permissionRules: new PermissionRuleStore(env.DB),
       segments: this.segments,
       permissionTimeoutMs: permissionTimeoutMs(env),
@@ -61,6 +67,20 @@ export class SessionKernel {
       keepAlive: host.keepAlive,
       onTitle: (title) => this.#indexUpdate({ title }),
       onTurnEnd: () => this.#indexUpdate({}),
+      delegate: () => this.delegation.port(),
+    };
+    this.runner = new PromptRunner(this.runtime, ports);
+    this.delegation = new Delegation({
+      runtime: this.runtime,
+      index: this.index,
+      segments: this.segments,
+      settings,
+      delegation: delegationSettings(env),
+      turn: ports,
+      sessions: env.SESSION,
+      keepAlive: host.keepAlive,
+      newId: () => crypto.randomUUID(),
+      now: Date.now,
     });
     if (this.store.record()) this.runner.recoverInterrupted();
   }
@@ -99,6 +119,7 @@ export class SessionKernel {
     if (sendCommands) {
       this.runtime.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() }, { only: conn.connectionId });
     }
+    this.runtime.resendOrphaned(conn.connectionId);
     await this.runtime.outbox(conn.connectionId).drained();
   }
 

@@ -7,16 +7,17 @@ import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk
 import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
 import { errorFrame, notificationFrame, resultFrame, type JsonRpcId } from "../acp/jsonrpc.js";
 import { TURN_ENDED, type TurnEndedParams } from "../acp/updates.js";
-import type { SessionIndex } from "../db/session-index.js";
 import { ClientRequests } from "./client-requests.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { Outbox, type Deliver } from "./outbox.js";
 import type { SessionRecord } from "./session-record.js";
 import type { SessionStore } from "./session-store.js";
 
+/** How long a request to the editor outlives its dropped connection, waiting for a reattach. */
+export const ORPHAN_GRACE_MS = 30_000;
+
 export interface RuntimePorts {
   store: SessionStore;
-  index: SessionIndex;
   deliver(connectionId: string): Deliver;
   now(): number;
 }
@@ -75,15 +76,29 @@ export class SessionRuntime {
     this.#attached.set(conn.connectionId, conn.clientCapabilities);
   }
 
+  /** A connection went away; what the editor was asked waits a while for it (or another) to come back. */
   detach(connectionId: string): void {
+    this.#forget(connectionId);
+    this.requests.orphan(connectionId, ORPHAN_GRACE_MS);
+  }
+
+  /** Close and delete: every connection is let go and nothing waits for them. */
+  detachAll(): void {
+    for (const connectionId of [...this.#attached.keys()]) {
+      this.#forget(connectionId);
+      this.requests.failConnection(connectionId);
+    }
+  }
+
+  /** Sends the editor requests left by a dropped connection to one that attached since. */
+  resendOrphaned(connectionId: string): void {
+    for (const frame of this.requests.adopt(connectionId)) this.outbox(connectionId).push(frame);
+  }
+
+  #forget(connectionId: string): void {
     this.#attached.delete(connectionId);
     this.#outboxes.delete(connectionId);
     this.store.detach(connectionId);
-    this.requests.failConnection(connectionId);
-  }
-
-  detachAll(): void {
-    for (const connectionId of [...this.#attached.keys()]) this.detach(connectionId);
   }
 
   /** Logs an update under the next seq and sends it to every attached connection. */

@@ -34,21 +34,20 @@ describe("ClientRequests", () => {
     expect(sessionOfRequestId(idOf(first.frame))).toBe("sess-1");
   });
 
-  it("settles a request only through the connection it was sent on", async () => {
+  it("settles a request once; later answers for it are ignored", async () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {});
     const id = idOf(frame);
-    expect(requests.settle("conn-b", { id, result: { content: "wrong" } })).toBe(false);
-    expect(requests.settle("conn-a", { id, result: { content: "hello" } })).toBe(true);
+    expect(requests.settle({ id, result: { content: "hello" } })).toBe(true);
     await expect(answer).resolves.toEqual({ content: "hello" });
-    expect(requests.settle("conn-a", { id, result: { content: "again" } })).toBe(false);
+    expect(requests.settle({ id, result: { content: "again" } })).toBe(false);
   });
 
   it("resolves a response without a result with null and ignores unknown ids", async () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "fs/write_text_file", {});
-    expect(requests.settle("conn-a", { id: "hermes:s:99", result: {} })).toBe(false);
-    expect(requests.settle("conn-a", { id: idOf(frame) })).toBe(true);
+    expect(requests.settle({ id: "hermes:s:99", result: {} })).toBe(false);
+    expect(requests.settle({ id: idOf(frame) })).toBe(true);
     await expect(answer).resolves.toBeNull();
   });
 
@@ -56,7 +55,7 @@ describe("ClientRequests", () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {});
     const body = { code: -32002, message: "file not found", data: { path: "/a" } };
-    expect(requests.settle("conn-a", { id: idOf(frame), error: body })).toBe(true);
+    expect(requests.settle({ id: idOf(frame), error: body })).toBe(true);
     const error = await answer.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientRequestError);
     expect((error as ClientRequestError).body).toEqual(body);
@@ -68,13 +67,11 @@ describe("ClientRequests", () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "terminal/wait_for_exit", {}, { timeoutMs: 1_000 });
     const outcome = answer.catch((e: unknown) => e);
-    await vi.advanceTimersByTimeAsync(999);
-    expect(requests.settle("conn-b", { id: idOf(frame), result: {} })).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(1_000);
     const error = await outcome;
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe("the editor did not answer terminal/wait_for_exit within 1000 ms");
-    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+    expect(requests.settle({ id: idOf(frame), result: {} })).toBe(false);
   });
 
   it("clears the timeout once answered", async () => {
@@ -82,7 +79,7 @@ describe("ClientRequests", () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {}, { timeoutMs: 1_000 });
     expect(vi.getTimerCount()).toBe(1);
-    requests.settle("conn-a", { id: idOf(frame), result: { content: "x" } });
+    requests.settle({ id: idOf(frame), result: { content: "x" } });
     expect(vi.getTimerCount()).toBe(0);
     await expect(answer).resolves.toEqual({ content: "x" });
   });
@@ -95,7 +92,7 @@ describe("ClientRequests", () => {
     const error = await answer.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AcpError);
     expect((error as AcpError).code).toBe(-32800);
-    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+    expect(requests.settle({ id: idOf(frame), result: {} })).toBe(false);
   });
 
   it("rejects at once when the signal is already aborted", async () => {
@@ -106,7 +103,7 @@ describe("ClientRequests", () => {
     const error = await answer.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AcpError);
     expect((error as AcpError).code).toBe(-32800);
-    expect(requests.settle("conn-a", { id: idOf(frame), result: {} })).toBe(false);
+    expect(requests.settle({ id: idOf(frame), result: {} })).toBe(false);
   });
 
   it("failConnection rejects only the requests sent on that connection", async () => {
@@ -118,8 +115,34 @@ describe("ClientRequests", () => {
     for (const { answer } of [a1, a2]) {
       await expect(answer).rejects.toThrow("the editor connection closed before answering");
     }
-    expect(requests.settle("conn-a", { id: idOf(a1.frame), result: {} })).toBe(false);
-    expect(requests.settle("conn-b", { id: idOf(b1.frame), result: "still here" })).toBe(true);
+    expect(requests.settle({ id: idOf(a1.frame), result: {} })).toBe(false);
+    expect(requests.settle({ id: idOf(b1.frame), result: "still here" })).toBe(true);
     await expect(b1.answer).resolves.toBe("still here");
+  });
+
+  it("keeps a dropped connection's requests for a reattaching editor and re-sends them", async () => {
+    vi.useFakeTimers();
+    const requests = new ClientRequests(() => "s");
+    const a = requests.open("conn-a", "session/request_permission", { options: [] });
+    const b = requests.open("conn-b", "fs/read_text_file", {});
+    requests.orphan("conn-a", 30_000);
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(requests.adopt("conn-c")).toEqual([a.frame]);
+    expect(requests.adopt("conn-d")).toEqual([]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(requests.settle({ id: idOf(a.frame), result: { outcome: { outcome: "cancelled" } } })).toBe(true);
+    await expect(a.answer).resolves.toEqual({ outcome: { outcome: "cancelled" } });
+    expect(requests.settle({ id: idOf(b.frame), result: "b" })).toBe(true);
+  });
+
+  it("fails an orphaned request when no editor reattaches within the grace period", async () => {
+    vi.useFakeTimers();
+    const requests = new ClientRequests(() => "s");
+    const { answer } = requests.open("conn-a", "fs/read_text_file", {});
+    const outcome = answer.catch((e: unknown) => e);
+    requests.orphan("conn-a", 30_000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(((await outcome) as Error).message).toBe("the editor connection closed and no editor reattached within 30 s");
+    expect(requests.adopt("conn-b")).toEqual([]);
   });
 });
