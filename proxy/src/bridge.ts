@@ -32,6 +32,13 @@ export interface BridgeOptions {
   readonly output: NodeJS.WritableStream;
   readonly cwd: string;
   readonly random?: () => number;
+  /**
+   * Test hook, off when undefined: terminate the WebSocket (no close frame, as
+   * a network failure would) right after this many frames have arrived from
+   * the service, counted from startup; once per process. The CLI reads it from
+   * `HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES`.
+   */
+  readonly testDropAfterFrames?: number;
 }
 
 const HANDSHAKE_TIMEOUT_MS = 15_000;
@@ -59,6 +66,8 @@ export class Bridge {
   #timers: { retry?: NodeJS.Timeout; giveUp?: NodeJS.Timeout } = {};
   #stopHeartbeat: () => void = () => undefined;
   #exit: (code: number) => void = () => undefined;
+  /** Frames received from the service so far, for {@link BridgeOptions.testDropAfterFrames}. */
+  #framesReceived = 0;
 
   constructor(options: BridgeOptions) {
     this.#o = options;
@@ -196,6 +205,9 @@ export class Bridge {
       log: this.#o.log,
       cwd: this.#o.cwd,
     });
+    // Prompts the service never received go out again first, on whichever
+    // connection comes next if this one failed meanwhile.
+    if (!this.#stopped()) this.#outbox.unshift(result.resend.map(({ id, text }) => ({ kind: "request" as const, id, text })));
     if (this.#socket !== socket || this.#stopped()) return;
     if (!result.ok) {
       this.#o.log.warn(`re-attach failed: ${result.reason}; reconnecting`);
@@ -218,6 +230,15 @@ export class Bridge {
 
   #onServiceMessage(socket: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
     if (this.#socket !== socket) return;
+    this.#handleServiceMessage(socket, data, isBinary);
+    this.#framesReceived += 1;
+    if (this.#framesReceived === this.#o.testDropAfterFrames && this.#socket === socket) {
+      this.#o.log.warn(`test hook: dropping the connection after ${this.#framesReceived} frames from the service (HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES)`);
+      socket.terminate();
+    }
+  }
+
+  #handleServiceMessage(socket: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
     if (isBinary) {
       this.#o.log.warn("binary frame from the service ignored (ACP frames are text)");
       return;

@@ -10,7 +10,7 @@ import { parseCliArgs, UsageError, USAGE } from "./args.js";
 import { Bridge } from "./bridge.js";
 import { runCheck } from "./check.js";
 import { ConfigError, configPath, readSavedConfig, resolveConfig, type SavedConfig } from "./config.js";
-import { createLogger, keepConsoleOffStdout } from "./log.js";
+import { createLogger, keepConsoleOffStdout, type Logger } from "./log.js";
 import { runSetup } from "./setup.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.js";
 
@@ -57,6 +57,7 @@ async function main(): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     cwd: process.cwd(),
+    testDropAfterFrames: testDropAfterFrames(process.env, log),
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
@@ -65,6 +66,24 @@ async function main(): Promise<number> {
     });
   }
   return bridge.run();
+}
+
+/**
+ * `HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES=N`, read once at startup: a test
+ * hook that makes the bridge cut its own WebSocket after N frames from the
+ * service, so end-to-end tests can drop the connection mid-turn against a
+ * real service. Unset (the default), empty or not a positive integer: off.
+ */
+function testDropAfterFrames(env: NodeJS.ProcessEnv, log: Logger): number | undefined {
+  const raw = env["HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES"]?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    log.warn(`ignoring HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES=${raw}: not a positive integer`);
+    return undefined;
+  }
+  log.warn(`test hook on: the connection will be dropped after ${n} frames from the service`);
+  return n;
 }
 
 /** Exits only after stdout has flushed, so the last frames reach the editor. */

@@ -46,7 +46,13 @@ const zTurnEnded = z
   .and(zHermesMeta({ requestId: zJsonRpcId.nullable(), connectionId: z.string().nullish() }));
 
 const zTurnState = zHermesMeta({
-  turn: z.looseObject({ state: z.enum(["idle", "running"]), lastStopReason: z.string().nullish() }),
+  turn: z.looseObject({
+    state: z.enum(["idle", "running"]),
+    lastStopReason: z.string().nullish(),
+    // The JSON-RPC id and Acp-Connection-Id of the prompt whose turn ended last.
+    lastRequestId: zJsonRpcId.nullish(),
+    lastConnectionId: z.string().nullish(),
+  }),
 });
 
 /** `session/new`, `session/load` and `session/resume` params → the setup to replay. */
@@ -112,14 +118,23 @@ export function readTurnEnded(params: unknown): TurnEnded | undefined {
 export interface TurnState {
   readonly state: "idle" | "running";
   readonly lastStopReason: string | undefined;
+  /** The request id of the prompt whose turn ended last; undefined when the service did not say. */
+  readonly lastRequestId: JsonRpcId | undefined;
+  /** The connection that prompt came through; undefined when the service did not say. */
+  readonly lastConnectionId: string | undefined;
 }
 
 /** `session/load`/`session/resume` result → `_meta.hermes.turn`, if the service sent it. */
 export function readTurnState(result: unknown): TurnState | undefined {
   const parsed = zTurnState.safeParse(result);
   if (!parsed.success) return undefined;
-  const { state, lastStopReason } = parsed.data._meta.hermes.turn;
-  return { state, lastStopReason: lastStopReason ?? undefined };
+  const { state, lastStopReason, lastRequestId, lastConnectionId } = parsed.data._meta.hermes.turn;
+  return {
+    state,
+    lastStopReason: lastStopReason ?? undefined,
+    lastRequestId: lastRequestId ?? undefined,
+    lastConnectionId: lastConnectionId ?? undefined,
+  };
 }
 
 /** The session parameters as a re-attach request carries them (MCP servers stay opaque). */

@@ -15,6 +15,7 @@ import {
   type PromptOutcome,
   type SessionSetup,
   type TurnEnded,
+  type TurnState,
 } from "./protocol.js";
 
 /** An answer the proxy writes to the editor in the service's place. */
@@ -41,6 +42,23 @@ export interface ReattachTarget {
 }
 
 export type ReattachOutcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: JsonRpcError };
+
+/** A request frame the proxy sends again, unchanged, on the new connection. */
+export interface Resend {
+  readonly id: JsonRpcId;
+  readonly text: string;
+}
+
+/** What re-attaching one session decided: answers for the editor, prompts to send again. */
+export interface ReattachDecision {
+  readonly answers: EditorAnswer[];
+  /**
+   * Prompts the service never saw (the frame was lost with the old socket).
+   * They are no longer marked as sent: the caller must queue them for the new
+   * connection, ahead of anything the editor sent later.
+   */
+  readonly resend: Resend[];
+}
 
 /**
  * Requests that are harmless to send twice. If the socket drops before their
@@ -81,6 +99,8 @@ interface Pending {
   sends: number;
   /** A live `_hermes/turn_ended` seen before the prompt's own response. */
   endedWith: PromptOutcome | undefined;
+  /** A prompt re-sent after a reconnect because the service had never seen it; only once. */
+  resent: boolean;
 }
 
 export class SessionTracker {
@@ -110,7 +130,7 @@ export class SessionTracker {
     const { id, method, params, text } = frame;
     const sessionId = readSessionId(params);
     const setup = method === "session/new" || method === "session/load" || method === "session/resume" ? readSessionSetup(params) : undefined;
-    this.#pending.set(idKey(id), { id, method, text, sessionId, setup, sentOn: undefined, sends: 0, endedWith: undefined });
+    this.#pending.set(idKey(id), { id, method, text, sessionId, setup, sentOn: undefined, sends: 0, endedWith: undefined, resent: false });
     if (method === "initialize") this.#initialize = { params, answered: false };
     if (sessionId !== undefined && (method === "session/prompt" || method === "session/load" || method === "session/resume")) {
       const session = this.#upsert(sessionId);
@@ -207,9 +227,17 @@ export class SessionTracker {
    * The proxy's re-attach of `sessionId` finished (its replay has already
    * passed through {@link fromService}). Settles prompts from an earlier
    * connection whose turn the service says is over.
+   *
+   * A prompt still pending here got no `_hermes/turn_ended` in the replay. If
+   * the session is idle, either the service reports that very prompt as the
+   * last turn (`lastRequestId` and `lastConnectionId`): it is answered with
+   * `lastStopReason`; or the service never saw the prompt (its frame was lost
+   * with the old socket, so it never started): it is sent again, once. A
+   * prompt that was already re-sent and is still unaccounted for gets an error.
    */
-  reattached(sessionId: string, outcome: ReattachOutcome): EditorAnswer[] {
+  reattached(sessionId: string, outcome: ReattachOutcome): ReattachDecision {
     const answers: EditorAnswer[] = [];
+    const resend: Resend[] = [];
     const earlier = [...this.#pending].filter(
       ([, p]) => p.method === "session/prompt" && p.sessionId === sessionId && p.sentOn !== undefined && p.sentOn.generation < this.#generation,
     );
@@ -226,26 +254,44 @@ export class SessionTracker {
         });
         this.#pending.delete(key);
       }
-      return answers;
+      return { answers, resend };
     }
     const turn = readTurnState(outcome.result);
-    if (turn?.state !== "idle") return answers;
+    if (turn?.state !== "idle") return { answers, resend };
     for (const [key, pending] of earlier) {
-      answers.push(
-        turn.lastStopReason !== undefined
-          ? { id: pending.id, result: { stopReason: turn.lastStopReason } }
-          : {
-              id: pending.id,
-              error: {
-                code: ErrorCode.internalError,
-                message: `After reconnecting, the service reports session ${sessionId} idle but did not say how this prompt ended.`,
-                data: { reason: "turn_outcome_unknown" },
+      if (this.#wasLastTurn(pending, turn)) {
+        answers.push(
+          turn.lastStopReason !== undefined
+            ? { id: pending.id, result: { stopReason: turn.lastStopReason } }
+            : {
+                id: pending.id,
+                error: {
+                  code: ErrorCode.internalError,
+                  message: `After reconnecting, the service reports session ${sessionId} idle but did not say how this prompt ended.`,
+                  data: { reason: "turn_outcome_unknown" },
+                },
               },
-            },
-      );
-      this.#pending.delete(key);
+        );
+        this.#pending.delete(key);
+      } else if (!pending.resent) {
+        pending.resent = true;
+        pending.sentOn = undefined;
+        resend.push({ id: pending.id, text: pending.text });
+      } else {
+        answers.push({
+          id: pending.id,
+          error: {
+            code: ErrorCode.internalError,
+            message:
+              `The hermes-edge service lost this prompt twice: after reconnecting, session ${sessionId} is idle and ` +
+              "has no record of it having run. Send it again.",
+            data: { reason: "prompt_lost" },
+          },
+        });
+        this.#pending.delete(key);
+      }
     }
-    return answers;
+    return { answers, resend };
   }
 
   /** Answers every pending editor request with `error` (give-up, fatal auth failure). */
@@ -302,10 +348,7 @@ export class SessionTracker {
     if (!pending || pending.method !== "session/prompt" || pending.sessionId !== sessionId || !pending.sentOn) return [];
     // The same request id may belong to another client of the session; the
     // connection id tells whether this turn was started through this proxy.
-    if (connectionId !== undefined) {
-      const ours = pending.sentOn.connectionId !== null ? pending.sentOn.connectionId === connectionId : this.#connectionIds.has(connectionId);
-      if (!ours && this.#connectionIds.size > 0) return [];
-    }
+    if (connectionId !== undefined && !this.#sentThrough(pending.sentOn, connectionId)) return [];
     if (this.#connected && pending.sentOn.generation === this.#generation) {
       // The prompt's own response is on its way on this connection; it is the
       // exact answer, so keep waiting for it and remember the outcome in case
@@ -315,6 +358,22 @@ export class SessionTracker {
     }
     this.#pending.delete(key);
     return [{ id: pending.id, ...outcome }];
+  }
+
+  /** Whether `connectionId` may be the connection `sentOn` names (unknown ids are given the benefit of the doubt). */
+  #sentThrough(sentOn: SentOn, connectionId: string): boolean {
+    const ours = sentOn.connectionId !== null ? sentOn.connectionId === connectionId : this.#connectionIds.has(connectionId);
+    return ours || this.#connectionIds.size === 0;
+  }
+
+  /**
+   * Whether the resumed session's last finished turn was started by `pending`.
+   * Both the request id and the connection must match: every editor numbers
+   * its requests from 0, so an id alone may be another client's prompt.
+   */
+  #wasLastTurn(pending: Pending, turn: TurnState): boolean {
+    if (turn.lastRequestId === undefined || turn.lastConnectionId === undefined || !pending.sentOn) return false;
+    return idKey(turn.lastRequestId) === idKey(pending.id) && this.#sentThrough(pending.sentOn, turn.lastConnectionId);
   }
 
   /** Moves a session's seq forward; false when `seq` was already forwarded. */

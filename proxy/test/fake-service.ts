@@ -4,8 +4,10 @@
  * on the 101, `initialize` first, session turns owned by the session (not the
  * connection), `_meta.hermes.seq` on every update, `_hermes/turn_ended` to
  * every attached connection, replay after `_meta.hermes.afterSeq` on
- * `session/resume`/`session/load`, and `_meta.hermes.turn` in their results.
- * Tests steer it: drop sockets mid-turn, refuse tokens, stop and restart.
+ * `session/resume`/`session/load`, and `_meta.hermes.turn` (state,
+ * lastStopReason, lastRequestId, lastConnectionId) in their results.
+ * Tests steer it: drop sockets mid-turn, lose prompt frames, refuse tokens,
+ * stop and restart.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,7 +35,7 @@ interface Session {
   seq: number;
   log: Logged[];
   attached: Set<WebSocket>;
-  turn: { state: "idle" | "running"; lastStopReason?: string; cancelled?: boolean };
+  turn: { state: "idle" | "running"; lastStopReason?: string; lastRequestId?: string | number; lastConnectionId?: string; cancelled?: boolean };
 }
 
 export interface Received {
@@ -48,6 +50,13 @@ export class FakeService {
   protocolVersion = 1;
   /** Replay the whole log on resume/load, ignoring afterSeq (at-least-once delivery). */
   replayEverything = false;
+  /**
+   * How many of the next `session/prompt` frames are lost: each one cuts every
+   * socket instead of being processed, as if the frame died with the connection.
+   */
+  losePrompts = 0;
+  /** Replay nothing on resume/load (a lost log tail): only `_meta.hermes.turn` tells how a turn ended. */
+  replayNothing = false;
   /** Every frame the service received, in order. */
   readonly received: Received[] = [];
   /** Close codes of client-initiated closes. */
@@ -186,11 +195,17 @@ export class FakeService {
         const afterSeq = ((params["_meta"] as Json | undefined)?.["hermes"] as Json | undefined)?.["afterSeq"];
         const after = this.replayEverything ? 0 : typeof afterSeq === "number" ? afterSeq : method === "session/load" ? 0 : session.seq;
         session.attached.add(ws);
-        for (const entry of session.log) if (entry.seq > after) send(ws, entry.frame);
-        reply({ result: { _meta: { hermes: { turn: { state: session.turn.state, lastStopReason: session.turn.lastStopReason } } } } });
+        if (!this.replayNothing) for (const entry of session.log) if (entry.seq > after) send(ws, entry.frame);
+        const { state: turnState, lastStopReason, lastRequestId, lastConnectionId } = session.turn;
+        reply({ result: { _meta: { hermes: { turn: { state: turnState, lastStopReason, lastRequestId, lastConnectionId } } } } });
         return;
       }
       case "session/prompt": {
+        if (this.losePrompts > 0) {
+          this.losePrompts -= 1;
+          this.dropConnections();
+          return;
+        }
         const session = this.sessions.get(String(params["sessionId"]));
         if (!session) {
           reply({ error: { code: -32002, message: "Resource not found" } });
@@ -209,7 +224,7 @@ export class FakeService {
 
   async #runTurn(session: Session, ws: WebSocket, requestId: string | number, connectionId: string): Promise<void> {
     const script = { ...this.turn };
-    session.turn = { state: "running", lastStopReason: session.turn.lastStopReason };
+    session.turn = { ...session.turn, state: "running" };
     let outcome = "";
     if (script.askPermission) outcome = await this.#askPermission(ws, session.id);
     for (let i = 1; i <= script.updates && !session.turn.cancelled; i++) {
@@ -222,7 +237,7 @@ export class FakeService {
       if (script.cutAfter === i) this.dropConnections();
     }
     const stopReason = session.turn.cancelled ? "cancelled" : script.stopReason;
-    session.turn = { state: "idle", lastStopReason: stopReason };
+    session.turn = { state: "idle", lastStopReason: stopReason, lastRequestId: requestId, lastConnectionId: connectionId };
     this.#emit(session, {
       jsonrpc: "2.0",
       method: "_hermes/turn_ended",

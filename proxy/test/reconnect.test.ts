@@ -83,6 +83,69 @@ describe("reconnect", () => {
     expect(responsesTo(p, 40)).toHaveLength(1);
   });
 
+  it("re-sends a prompt whose frame was lost with the connection, once, and answers it from the re-sent run", async () => {
+    const { p, sessionId } = await startSession();
+    service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };
+    // A finished turn first, so the resume reports a lastRequestId that is not the lost prompt's.
+    const first = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] });
+    service.losePrompts = 1;
+
+    p.send({ id: 50, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "two" }] } });
+    const done = await p.waitFor((m) => m.id === 50 && !("method" in m), 10_000, "prompt answer");
+
+    expect(done["result"]).toEqual({ stopReason: "end_turn" });
+    expect(responsesTo(p, 50)).toHaveLength(1);
+    expect(chunkTexts(p.messages, sessionId)).toEqual(["chunk 1", "chunk 2", "chunk 1", "chunk 2"]);
+    const prompts = service.receivedMethods("session/prompt").map((r) => [r.connectionId, r.message["id"]]);
+    expect(prompts).toEqual([
+      ["conn-1", first.id],
+      ["conn-1", 50],
+      ["conn-2", 50],
+    ]);
+    // Re-sent after the re-attach, never before it.
+    const order = service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"]);
+    expect(order).toEqual(["initialize", "session/resume", "session/prompt"]);
+    expect(p.stderr).toMatch(/never received prompt 50/);
+  });
+
+  it("answers a lost prompt with a clear error when its re-sent copy is lost too", async () => {
+    const { p, sessionId } = await startSession();
+    service.losePrompts = 2;
+    p.send({ id: 60, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "unlucky" }] } });
+    const done = await p.waitFor((m) => m.id === 60, 15_000, "prompt answer");
+    expect(done["error"]).toMatchObject({ code: -32603, data: { reason: "prompt_lost" } });
+    expect(service.receivedMethods("session/prompt")).toHaveLength(2);
+    expect(responsesTo(p, 60)).toHaveLength(1);
+  });
+
+  it("answers from lastStopReason when the idle service names this prompt as its last turn (turn_ended not replayed)", async () => {
+    const { p, sessionId } = await startSession();
+    // The turn finishes, but the socket is cut before the turn_ended and the response leave the service,
+    // and the log entry is not replayed: only the turn state tells the outcome.
+    service.turn = { updates: 2, intervalMs: 5, cutAfter: 2, stopReason: "max_tokens" };
+    service.replayNothing = true;
+    p.send({ id: 70, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
+    const done = await p.waitFor((m) => m.id === 70, 10_000, "prompt answer");
+    expect(done["result"]).toEqual({ stopReason: "max_tokens" });
+    expect(service.receivedMethods("session/prompt")).toHaveLength(1);
+  });
+
+  it("test hook HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES cuts its own socket once, after N frames from the service", async () => {
+    const env = isolatedEnv({ HERMES_EDGE_TOKEN: "good-token", HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "4" });
+    const p = (proxy = new ProxyProcess(["--url", service.url], env));
+    await p.request("initialize", INIT_PARAMS);
+    const created = await p.request("session/new", { cwd: "/project", mcpServers: [] });
+    const sessionId = (created["result"] as { sessionId: string }).sessionId;
+    service.turn = { updates: 6, intervalMs: 30, stopReason: "end_turn" };
+    // Frames 3 and 4 are chunks 1 and 2: the cut comes mid-turn, from the proxy's side.
+    const done = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }, 10_000);
+    expect(done["result"]).toEqual({ stopReason: "end_turn" });
+    expect(chunkTexts(p.messages, sessionId)).toEqual(expected(6));
+    expect(p.stderr).toMatch(/test hook: dropping the connection after 4 frames/);
+    expect(service.receivedMethods("session/resume")).toHaveLength(1);
+    expect(service.receivedMethods("session/resume")[0]?.message).toMatchObject({ params: { _meta: { hermes: { afterSeq: 2 } } } });
+  });
+
   it("survives a service restart between turns without replaying the first turn", async () => {
     const { p, sessionId } = await startSession();
     service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };

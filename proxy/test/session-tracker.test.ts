@@ -174,27 +174,91 @@ describe("SessionTracker: pending prompts", () => {
     expect(t.fromService(frame({ id: 5, result: { stopReason: "end_turn" } })).forward).toBe(false);
   });
 
-  it("answers with lastStopReason when the resumed session is idle and no turn_ended was replayed", () => {
+  const idle = (turn: Record<string, unknown>) => ({ ok: true as const, result: { _meta: { hermes: { turn: { state: "idle", ...turn } } } } });
+
+  it("answers with lastStopReason when the resumed session is idle and its last turn was this prompt", () => {
     const t = promptSentThenDropped();
-    const result = { _meta: { hermes: { turn: { state: "idle", lastStopReason: "cancelled" } } } };
-    expect(t.reattached("s1", { ok: true, result })).toEqual([{ id: 5, result: { stopReason: "cancelled" } }]);
+    const decision = t.reattached("s1", idle({ lastStopReason: "cancelled", lastRequestId: 5, lastConnectionId: "c1" }));
+    expect(decision).toEqual({ answers: [{ id: 5, result: { stopReason: "cancelled" } }], resend: [] });
+    expect(t.isPending(5)).toBe(false);
   });
 
-  it("answers with an error when the session is idle and the service has no lastStopReason", () => {
+  it("answers with an error when the last turn was this prompt but the service has no lastStopReason", () => {
     const t = promptSentThenDropped();
-    const [answer] = t.reattached("s1", { ok: true, result: { _meta: { hermes: { turn: { state: "idle" } } } } });
-    expect(answer?.error?.code).toBe(-32603);
+    const { answers, resend } = t.reattached("s1", idle({ lastRequestId: 5, lastConnectionId: "c1" }));
+    expect(resend).toEqual([]);
+    expect(answers).toEqual([{ id: 5, error: expect.objectContaining({ code: -32603, data: { reason: "turn_outcome_unknown" } }) }]);
+  });
+
+  it("re-sends, once, a prompt the idle service never saw: the last turn was another request", () => {
+    const t = promptSentThenDropped();
+    const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 4, lastConnectionId: "c1" }));
+    expect(decision.answers).toEqual([]);
+    expect(decision.resend).toEqual([{ id: 5, text: expect.stringContaining('"method":"session/prompt"') }]);
+    expect(JSON.parse(decision.resend[0]!.text)).toMatchObject({ id: 5, method: "session/prompt", params: { sessionId: "s1" } });
+    expect(t.isPending(5)).toBe(true);
+    // Queued for the new connection, not counted as sent: a drop before it goes out re-sends nothing twice.
+    expect(t.disconnected()).toEqual({ answers: [], resend: [] });
+  });
+
+  it("re-sends when the same request id was another client's prompt (different connection)", () => {
+    const t = promptSentThenDropped();
+    const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 5, lastConnectionId: "someone-else" }));
+    expect(decision.resend.map((r) => r.id)).toEqual([5]);
+    expect(decision.answers).toEqual([]);
+  });
+
+  it("re-sends when the session never finished a turn (no lastRequestId at all)", () => {
+    const t = promptSentThenDropped();
+    expect(t.reattached("s1", idle({})).resend.map((r) => r.id)).toEqual([5]);
+  });
+
+  it("answers the re-sent prompt normally once it runs on the new connection", () => {
+    const t = promptSentThenDropped();
+    t.reattached("s1", idle({}));
+    t.editorSent(5, "c2");
+    // Live on the connection it was re-sent on: the prompt's own response is the answer.
+    expect(t.fromService(turnEnded("s1", 2, 5, "c2")).answers).toEqual([]);
+    expect(t.fromService(frame({ id: 5, result: { stopReason: "end_turn" } })).forward).toBe(true);
+    expect(t.isPending(5)).toBe(false);
+  });
+
+  it("answers the re-sent prompt from lastStopReason when the next drop cut its response", () => {
+    const t = promptSentThenDropped();
+    t.reattached("s1", idle({}));
+    t.editorSent(5, "c2");
+    t.disconnected();
+    t.connected("c3");
+    const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 5, lastConnectionId: "c2" }));
+    expect(decision).toEqual({ answers: [{ id: 5, result: { stopReason: "end_turn" } }], resend: [] });
+  });
+
+  it("gives up with a clear error when a re-sent prompt is lost again", () => {
+    const t = promptSentThenDropped();
+    t.reattached("s1", idle({}));
+    t.editorSent(5, "c2");
+    t.disconnected();
+    t.connected("c3");
+    const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 3, lastConnectionId: "c1" }));
+    expect(decision.resend).toEqual([]);
+    expect(decision.answers).toEqual([
+      { id: 5, error: expect.objectContaining({ code: -32603, message: expect.stringContaining("lost this prompt"), data: { reason: "prompt_lost" } }) },
+    ]);
+    expect(t.isPending(5)).toBe(false);
   });
 
   it("keeps waiting while the resumed turn is still running", () => {
     const t = promptSentThenDropped();
-    expect(t.reattached("s1", { ok: true, result: { _meta: { hermes: { turn: { state: "running" } } } } })).toEqual([]);
+    expect(t.reattached("s1", { ok: true, result: { _meta: { hermes: { turn: { state: "running", lastRequestId: 4, lastConnectionId: "c1" } } } } })).toEqual({
+      answers: [],
+      resend: [],
+    });
     expect(t.isPending(5)).toBe(true);
   });
 
   it("fails the prompt and forgets the session when re-attaching is refused", () => {
     const t = promptSentThenDropped();
-    const [answer] = t.reattached("s1", { ok: false, error: { code: -32002, message: "Resource not found" } });
+    const [answer] = t.reattached("s1", { ok: false, error: { code: -32002, message: "Resource not found" } }).answers;
     expect(answer).toMatchObject({ id: 5, error: { code: -32002 } });
     expect(t.reattachTargets()).toEqual([]);
   });

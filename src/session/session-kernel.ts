@@ -90,22 +90,19 @@ export class SessionKernel {
     requestId: JsonRpcId,
     options: { replay: boolean; afterSeq: number | undefined; cwd: string; additionalDirectories?: string[] },
   ): Promise<null> {
-    const record = this.runtime.own(conn);
+    const { sessionId } = this.runtime.own(conn);
+    // ACP: the roots a load/resume names are the complete set; omitted means none.
+    const roots = { cwd: options.cwd, additionalDirectories: options.additionalDirectories ?? [] };
+    // Index first, so a list right after the response agrees; no await may come between attach and replay.
+    await this.index.update(sessionId, { status: "active", ...roots, updatedAt: Date.now() });
     this.runtime.attach(conn);
-    this.store.updateRecord({
-      status: "active",
-      cwd: options.cwd,
-      additionalDirectories: options.additionalDirectories ?? record.additionalDirectories,
-    });
+    const { lineage } = this.store.updateRecord({ status: "active", ...roots });
     const outbox = this.runtime.outbox(conn.connectionId);
     if (options.replay || options.afterSeq !== undefined) {
       for (const page of this.store.logAfter(options.afterSeq ?? 0)) for (const frame of page) outbox.push(frame);
     }
-    const { sessionId, lineage } = this.store.record()!;
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
     await this.answerOpen(conn, requestId, { _meta: meta }, !options.replay);
-    // The index reports what the session now uses, additionalDirectories included (ACP: the load's list is complete).
-    this.#indexUpdate({ status: "active", cwd: options.cwd, additionalDirectories: this.store.record()!.additionalDirectories });
     return null;
   }
 

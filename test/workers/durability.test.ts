@@ -11,6 +11,8 @@ describe("durability", () => {
     const a = await TestClient.ready();
     const sessionId = await a.newSession(CWD);
     const prompt = a.prompt(sessionId, `refactor the parser [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.content?.text === " t2");
+    const queued = a.prompt(sessionId, "then update the docs");
     await a.next((f) => f.params?.update?.content?.text === " t3");
     // Every object is evicted, as in a deploy.
     await abortAllDurableObjects();
@@ -22,7 +24,7 @@ describe("durability", () => {
     expect(turnOf(res.result)).toEqual({
       state: "idle",
       lastStopReason: "cancelled",
-      interruptedPrompt: `refactor the parser [[mock:${key}]]`,
+      interruptedPrompt: `refactor the parser [[mock:${key}]]\n\nthen update the docs`,
     });
     const end = b.frames.findIndex((f) => f.id === id && !f.method);
     const replay = b.logged(sessionId).filter((f) => b.frames.indexOf(f) < end);
@@ -31,14 +33,20 @@ describe("durability", () => {
     expect(text.startsWith("t0 t1 t2 t3")).toBe(true);
     expect(text).toContain("The service restarted while this turn was running");
     expect(text).toContain(`> refactor the parser [[mock:${key}]]`);
+    // Both the running and the queued prompt are recorded as cut off, never silently lost.
     const ended = b.turnsEnded(sessionId);
-    expect(ended.map((f) => f.params.stopReason)).toEqual(["cancelled"]);
-    expect(ended[0]!.params._meta.hermes).toEqual({ requestId: prompt.id, connectionId: a.connectionId, interrupted: true });
+    expect(ended.map((f) => f.params.stopReason)).toEqual(["cancelled", "cancelled"]);
+    expect(ended.map((f) => f.params._meta.hermes)).toEqual([
+      { requestId: prompt.id, connectionId: a.connectionId, interrupted: true },
+      { requestId: queued.id, connectionId: a.connectionId, interrupted: true },
+    ]);
     expect(await mockCalls(key)).toHaveLength(1);
 
     // The session goes on: the next prompt runs normally.
     const next = await b.prompt(sessionId, "again").response;
     expect(next.result).toEqual({ stopReason: "end_turn" });
+    // Once a new turn has run, the interruption is no longer reported.
+    expect(turnOf(await b.call("session/resume", { sessionId, cwd: CWD }))).toEqual({ state: "idle", lastStopReason: "end_turn" });
     a.close();
     b.close();
   });

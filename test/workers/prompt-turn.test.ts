@@ -124,6 +124,14 @@ describe("session title", () => {
     expect(words.startsWith(title.slice(0, -1).trimEnd())).toBe(true);
     client.close();
   });
+
+  it("calls a session whose first prompt has no text \"Untitled session\"", async () => {
+    const { client, sessionId } = await session();
+    await client.prompt(sessionId, [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }]).response;
+    const info = client.updates(sessionId).find((f) => f.params.update.sessionUpdate === "session_info_update")!;
+    expect(info.params.update.title).toBe("Untitled session");
+    client.close();
+  });
 });
 
 describe("stop reasons", () => {
@@ -330,7 +338,7 @@ describe("cancellation", () => {
 
   it("$/cancel_request cancels a queued prompt and leaves the running one alone", async () => {
     const key = uniqueKey();
-    await mockScript(key, [{ tokens: 15, chunkDelayMs: 25 }]);
+    await mockScript(key, [{ tokens: 40, chunkDelayMs: 25 }]);
     const { client, sessionId } = await session();
     const running = client.prompt(sessionId, `first [[mock:${key}]]`);
     await client.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
@@ -339,7 +347,7 @@ describe("cancellation", () => {
     client.notify("$/cancel_request", { requestId: queued.id });
     expect((await queued.response).result).toEqual({ stopReason: "cancelled" });
     expect((await running.response).result).toEqual({ stopReason: "end_turn" });
-    expect(client.agentText(sessionId)).toBe(Array.from({ length: 15 }, (_, i) => (i === 0 ? "t0" : ` t${i}`)).join(""));
+    expect(client.agentText(sessionId)).toBe(Array.from({ length: 40 }, (_, i) => (i === 0 ? "t0" : ` t${i}`)).join(""));
     expect(await mockCalls(key)).toHaveLength(1);
     client.close();
   });

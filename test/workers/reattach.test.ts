@@ -204,10 +204,33 @@ describe("reattach after a dropped connection", () => {
   });
 });
 
+describe("queued prompts of a dropped connection", () => {
+  it("still run after the connection drops, and a new connection learns how each ended", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ tokens: 15, chunkDelayMs: 30 }]);
+    const { client: a, sessionId } = await session();
+    const first = a.prompt(sessionId, `first [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
+    const second = a.prompt(sessionId, "second");
+    await a.next((f) => f.params?.update?.content?.text === " t2");
+    const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
+    a.close();
+    const b = await TestClient.ready();
+    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
+    await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === second.id);
+    expect(b.turnsEnded(sessionId).map((f) => [f.params._meta.hermes.requestId, f.params.stopReason])).toEqual([
+      [first.id, "end_turn"],
+      [second.id, "end_turn"],
+    ]);
+    expect(b.agentText(sessionId).endsWith("Echo: second")).toBe(true);
+    b.close();
+  });
+});
+
 describe("turn state in load/resume responses", () => {
   it("reports running while a turn runs and idle with the last stop reason after", async () => {
     const key = uniqueKey();
-    await mockScript(key, [{ text: "quick" }, { tokens: 30, chunkDelayMs: 30 }]);
+    await mockScript(key, [{ text: "quick" }, { tokens: 80, chunkDelayMs: 30 }]);
     const { client: a, sessionId } = await session();
     const b = await TestClient.ready();
     expect(turnOf(await b.call("session/resume", { sessionId, cwd: CWD }))).toEqual({ state: "idle" });

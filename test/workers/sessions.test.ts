@@ -211,6 +211,18 @@ describe("session/load and session/resume", () => {
     other.close();
   });
 
+  it("activates no additional directories when a resume omits them (ACP: the list is complete)", async () => {
+    const owner = await TestClient.ready();
+    const cwd = uniqueCwd();
+    const { sessionId } = await owner.call("session/new", { cwd, additionalDirectories: ["/srv/old"], mcpServers: [] });
+    const other = await TestClient.ready();
+    await other.call("session/resume", { sessionId, cwd });
+    const listed = await other.call("session/list", { cwd });
+    expect(listed.sessions.map((s: Frame) => s.additionalDirectories)).toEqual([[]]);
+    other.close();
+    owner.close();
+  });
+
   it("returns -32002 for an unknown session id on load and on resume", async () => {
     const client = await TestClient.ready();
     const expected = { code: -32002, message: "Resource not found", data: { detail: "no such session" } };

@@ -102,6 +102,31 @@ describe("two tenants", () => {
   });
 });
 
+describe("browser subprotocol token", () => {
+  it("maps a token offered in Sec-WebSocket-Protocol to its tenant", async () => {
+    const cwd = `/work/${crypto.randomUUID()}`;
+    const alpha = await TestClient.ready();
+    const a1 = await alpha.newSession(cwd);
+    const browser = await TestClient.open({ token: null, protocols: ["acp", "hermes-edge-token.tok-beta"] });
+    await browser.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const b1 = await browser.newSession(cwd);
+    expect((await browser.call("session/list", { cwd })).sessions.map((s: Frame) => s.sessionId)).toEqual([b1]);
+    expect((await browser.request("session/load", { sessionId: a1, cwd, mcpServers: [] })).error).toEqual(NOT_FOUND);
+    const ofBeta = (await (await rest(`/v1/sessions?cwd=${encodeURIComponent(cwd)}`, "tok-beta")).json()) as Frame;
+    expect(ofBeta.sessions.map((s: Frame) => s.sessionId)).toEqual([b1]);
+    alpha.close();
+    browser.close();
+  });
+
+  it("rejects an unknown subprotocol token with 401", async () => {
+    const res = await SELF.fetch("http://hermes.test/acp", {
+      headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "acp, hermes-edge-token.tok-nobody" },
+    });
+    expect(res.status).toBe(401);
+    expect(res.webSocket).toBeNull();
+  });
+});
+
 describe("REST", () => {
   it("GET /v1/sessions lists only the caller's sessions", async () => {
     const cwd = `/work/${crypto.randomUUID()}`;

@@ -1,0 +1,428 @@
+/**
+ * End to end as an editor runs hermes-edge: the official SDK client spawns the
+ * BUILT `hermes-edge-proxy` (proxy/dist/cli.js) and talks ndjson over its
+ * stdio; the proxy bridges to `wrangler dev` + the mock model. Every frame the
+ * editor receives on stdout is checked against the ACP v1 JSON schema.
+ *
+ * The WebSocket is cut mid-turn from the proxy's side with its documented test
+ * hook `HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES` (the test cannot reach into
+ * the child's socket, and restarting the service would end the turn).
+ */
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { client, ndJsonStream, RequestError, type SessionNotification } from "@agentclientprotocol/sdk";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_NAME, AGENT_VERSION } from "../../src/acp/capabilities.js";
+import { AgentFrameValidator } from "../support/acp-schema.js";
+import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
+import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
+
+const TOKEN = "tok-proxy-e2e";
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PROXY_DIR = join(REPO_ROOT, "proxy");
+const CLI = join(PROXY_DIR, "dist", "cli.js");
+const CWD = "/home/dev/project";
+
+let mock: MockOpenAI;
+let server: DevServer;
+const editors: Editor[] = [];
+const direct: SdkClient[] = [];
+
+/**
+ * `npm ci` builds the proxy (its `prepare` script); this covers a clone where
+ * dist/ is missing or older than the sources, so the test never runs stale code.
+ */
+function ensureProxyBuilt(): void {
+  const sources = readdirSync(join(PROXY_DIR, "src")).map((f) => statSync(join(PROXY_DIR, "src", f)).mtimeMs);
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
+  execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
+}
+
+beforeAll(async () => {
+  ensureProxyBuilt();
+  mock = await startMockOpenAI();
+  server = await startDevServer({
+    vars: {
+      OPENAI_BASE_URL: `${mock.url}/v1`,
+      OPENAI_API_KEY: "e2e-key",
+      HERMES_EDGE_TOKENS: `e2e:${TOKEN}`,
+      HERMES_MODEL: "mock-model",
+      // One session/update per model chunk, so a frame count lands mid-turn predictably.
+      HERMES_COALESCE_MS: "0",
+    },
+  });
+}, 180_000);
+
+afterEach(async () => {
+  for (const e of editors.splice(0)) await e.kill();
+  for (const c of direct.splice(0)) await c.close();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await mock?.close();
+});
+
+/** The environment without the developer's HERMES_EDGE_* and saved config. */
+function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), "hermes-proxy-e2e-"));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;
+  }
+  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
+}
+
+type Frame = { jsonrpc?: string; id?: string | number | null; method?: string; params?: any; result?: any; error?: any };
+
+interface Editor {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly agent: ReturnType<ReturnType<typeof client>["connect"]>["agent"];
+  /** Every frame the editor read on stdout, in order. */
+  readonly frames: Frame[];
+  /** stdout lines that were not JSON-RPC 2.0 frames. */
+  readonly garbage: string[];
+  readonly updates: SessionNotification[];
+  readonly validator: AgentFrameValidator;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+  /** Writes raw bytes to the proxy's stdin, next to the SDK's own lines. */
+  sendRaw(text: string): void;
+  /** Closes stdin (the editor quits) and resolves with the exit code. */
+  quit(): Promise<number | null>;
+  kill(): Promise<void>;
+}
+
+/** Splits a byte stream into lines and calls `onLine` for each complete one. */
+function lineSplitter(onLine: (line: string) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return (chunk) => {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) !== -1) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line) onLine(line);
+    }
+  };
+}
+
+/** Spawns the built proxy and connects the official SDK client to its stdio. */
+function startEditor(args: string[], env: Record<string, string> = isolatedEnv()): Editor {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const validator = new AgentFrameValidator();
+  const frames: Frame[] = [];
+  const garbage: string[] = [];
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+
+  // Editor ← proxy: tap every line before the SDK parses it.
+  const onStdoutLine = lineSplitter((line) => {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(line) as Frame;
+    } catch {
+      garbage.push(line);
+      return;
+    }
+    if (frame.jsonrpc !== "2.0") garbage.push(line);
+    frames.push(frame);
+    validator.received(frame);
+  });
+  const input = (Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>).pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        onStdoutLine(chunk);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  // Editor → proxy: record the SDK's requests so responses can be checked against their method.
+  const onStdinLine = lineSplitter((line) => validator.sent(JSON.parse(line) as Frame));
+  const output = new WritableStream<Uint8Array>({
+    write(chunk) {
+      onStdinLine(chunk);
+      return new Promise<void>((resolve, reject) => child.stdin.write(chunk, (err) => (err ? reject(err) : resolve())));
+    },
+    close() {
+      child.stdin.end();
+    },
+  });
+  child.stdin.on("error", () => undefined); // EPIPE after the proxy exited
+
+  const updates: SessionNotification[] = [];
+  const app = client({ name: "hermes-edge-proxy-e2e" }).onNotification("session/update", (ctx) => {
+    updates.push(ctx.params);
+  });
+  // `_hermes/turn_ended` and any other extension notification: recorded in `frames`.
+  app.onNotification("*", () => undefined);
+  const conn = app.connect(ndJsonStream(output, input));
+
+  const editor: Editor = {
+    child,
+    agent: conn.agent,
+    frames,
+    garbage,
+    updates,
+    validator,
+    exited,
+    stderr: () => stderr,
+    sendRaw: (text) => child.stdin.write(text),
+    async quit() {
+      child.stdin.end();
+      const { code } = await exited;
+      conn.close();
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      conn.close();
+      await conn.closed.catch(() => undefined);
+    },
+  };
+  editors.push(editor);
+  return editor;
+}
+
+function proxyArgs(...extra: string[]): string[] {
+  return ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...extra];
+}
+
+async function initialized(editor: Editor): Promise<void> {
+  const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  expect(init.agentInfo?.name).toBe(AGENT_NAME);
+}
+
+async function newSession(editor: Editor): Promise<string> {
+  const { sessionId } = await editor.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+  return sessionId;
+}
+
+/** The seq of a session/update or `_hermes/turn_ended` frame, else undefined. */
+function seqOf(frame: Frame): number | undefined {
+  if (frame.method === "session/update") return frame.params?._meta?.hermes?.seq as number | undefined;
+  if (frame.method === "_hermes/turn_ended") return frame.params?.seq as number | undefined;
+  return undefined;
+}
+
+/** The editor's logged frames for `sessionId` (updates and turn ends), in arrival order. */
+function sequenced(frames: readonly Frame[], sessionId: string): Frame[] {
+  return frames.filter((f) => seqOf(f) !== undefined && f.params?.sessionId === sessionId);
+}
+
+function chunkCount(frames: readonly Frame[], sessionId: string): number {
+  return frames.filter((f) => f.method === "session/update" && f.params?.sessionId === sessionId && f.params?.update?.sessionUpdate === "agent_message_chunk")
+    .length;
+}
+
+/**
+ * Loads the session from a fresh SDK client straight over WebSocket (its own
+ * schema-checked frames) and returns the full log it replays, by seq.
+ */
+async function replayLog(sessionId: string): Promise<Map<number, Frame>> {
+  const fresh = await connectSdk(server.wsUrl, TOKEN);
+  direct.push(fresh);
+  await fresh.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const loaded = await fresh.agent.request("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+  expect((loaded._meta as any).hermes.turn).toMatchObject({ state: "idle" });
+  expect(fresh.validator.errors).toEqual([]);
+  const log = new Map<number, Frame>();
+  for (const params of fresh.updates.filter((u) => u.sessionId === sessionId)) {
+    log.set((params._meta as any).hermes.seq, { method: "session/update", params });
+  }
+  for (const { method, params } of fresh.custom) {
+    if (method === "_hermes/turn_ended" && params.sessionId === sessionId) log.set(params.seq, { method, params });
+  }
+  return log;
+}
+
+/**
+ * Exactly once and in order: the editor's seqs strictly increase, every frame
+ * equals the logged frame with that seq, and the only logged frames it did not
+ * get are its own prompts' user_message_chunks (the service does not echo a
+ * prompt to the connection that sent it).
+ */
+async function expectExactlyOnceInOrder(editor: Editor, sessionId: string): Promise<void> {
+  const got = sequenced(editor.frames, sessionId);
+  const seqs = got.map((f) => seqOf(f)!);
+  for (let i = 1; i < seqs.length; i++) expect(seqs[i], `seq after ${seqs[i - 1]}`).toBeGreaterThan(seqs[i - 1]!);
+  const log = await replayLog(sessionId);
+  for (const frame of got) expect(frame.params, `frame with seq ${seqOf(frame)}`).toEqual(log.get(seqOf(frame)!)?.params);
+  const seen = new Set(seqs);
+  const missing = [...log].filter(([seq]) => !seen.has(seq)).map(([seq, f]) => `${seq}:${f.method === "session/update" ? f.params.update.sessionUpdate : f.method}`);
+  expect(missing.every((m) => m.endsWith(":user_message_chunk")), `logged but never delivered: ${missing.join(", ")}`).toBe(true);
+  expect(Math.max(...log.keys())).toBe(seqs.at(-1));
+}
+
+function expectCleanStdout(editor: Editor): void {
+  expect(editor.garbage).toEqual([]);
+  expect(editor.validator.errors).toEqual([]);
+  // The proxy's own requests (replayed initialize, session/resume) never reach the editor.
+  expect(editor.frames.filter((f) => typeof f.id === "string" && f.id.startsWith("hermes-proxy:"))).toEqual([]);
+}
+
+function promptResponses(editor: Editor): Frame[] {
+  return editor.frames.filter((f) => f.method === undefined && f.id !== null && f.result?.stopReason !== undefined);
+}
+
+function runCheck(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, "--check", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("hermes-edge-proxy between the official SDK client and wrangler dev", () => {
+  it("runs a full conversation: initialize, new session, a streamed prompt and a second prompt", async () => {
+    mock.setScript("proxy-conv", [{ chunks: ["Hello", " from", " the", " edge"], reasoning: "let me think", chunkDelayMs: 5 }]);
+    const editor = startEditor(proxyArgs());
+    await initialized(editor);
+    const sessionId = await newSession(editor);
+
+    const first = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Say hello [[mock:proxy-conv]]" }] });
+    expect(first.stopReason).toBe("end_turn");
+    expect(agentText(editor.updates, sessionId)).toBe("Hello from the edge");
+    const kinds = editor.updates.map((u) => u.update.sessionUpdate);
+    expect(kinds).toEqual(expect.arrayContaining(["available_commands_update", "agent_thought_chunk", "agent_message_chunk", "usage_update"]));
+
+    const second = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and again" }] });
+    expect(second.stopReason).toBe("end_turn");
+    expect(agentText(editor.updates, sessionId)).toBe("Hello from the edgeEcho: and again");
+    const calls = mock.calls("proxy-conv");
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.body.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+
+    expect(editor.frames.filter((f) => f.method === "_hermes/turn_ended")).toHaveLength(2);
+    expect(promptResponses(editor)).toHaveLength(2);
+    expectCleanStdout(editor);
+    await expectExactlyOnceInOrder(editor, sessionId);
+    expect(await editor.quit()).toBe(0);
+    expect(editor.stderr()).not.toContain(TOKEN);
+  });
+
+  it("loses nothing and repeats nothing when the WebSocket is cut mid-turn", async () => {
+    // Frames before the turn: initialize and session/new responses, available_commands_update;
+    // then session_info_update (the title) and one update per chunk. Frame 12 is a chunk early in the turn.
+    const DROP_AFTER = 12;
+    const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+    mock.setScript("proxy-cut", [{ chunks: words, chunkDelayMs: 40 }]);
+    const editor = startEditor(proxyArgs(), isolatedEnv({ HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: String(DROP_AFTER) }));
+    await initialized(editor);
+    const sessionId = await newSession(editor);
+
+    const answer = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Count [[mock:proxy-cut]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+
+    // The cut really happened mid-turn: right after a chunk, with chunks still to come.
+    expect(editor.stderr()).toMatch(new RegExp(`test hook: dropping the connection after ${DROP_AFTER} frames`));
+    expect(editor.stderr()).toMatch(/connection to the service closed/);
+    expect(editor.stderr()).toMatch(/re-attached 1 session/);
+    const cutAt = editor.frames[DROP_AFTER - 1]!;
+    expect(cutAt.params?.update?.sessionUpdate).toBe("agent_message_chunk");
+    expect(chunkCount(editor.frames.slice(DROP_AFTER), sessionId)).toBeGreaterThan(0);
+
+    expect(agentText(editor.updates, sessionId)).toBe(words.join(""));
+    expect(chunkCount(editor.frames, sessionId)).toBe(words.length);
+    expect(editor.frames.filter((f) => f.method === "_hermes/turn_ended")).toHaveLength(1);
+    expect(promptResponses(editor)).toHaveLength(1);
+    expect(mock.calls("proxy-cut")).toHaveLength(1);
+    expectCleanStdout(editor);
+    await expectExactlyOnceInOrder(editor, sessionId);
+    expect(await editor.quit()).toBe(0);
+  });
+
+  it("keeps the conversation going through the same proxy process when wrangler dev restarts between turns", async () => {
+    mock.setScript("proxy-restart", [{ chunks: ["before", " restart"] }, { chunks: ["after", " restart"] }]);
+    const editor = startEditor(proxyArgs());
+    await initialized(editor);
+    const sessionId = await newSession(editor);
+    const first = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one [[mock:proxy-restart]]" }] });
+    expect(first.stopReason).toBe("end_turn");
+    const pid = editor.child.pid;
+
+    await server.restart();
+    expect(editor.stderr()).toMatch(/connection to the service closed/);
+    // Sent while the proxy may still be backing off: it waits and goes out after re-attaching.
+    const second = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two" }] });
+    expect(second.stopReason).toBe("end_turn");
+
+    expect(editor.child.pid).toBe(pid);
+    expect(editor.child.exitCode).toBeNull();
+    expect(editor.stderr()).toMatch(/re-attached 1 session/);
+    expect(agentText(editor.updates, sessionId)).toBe("before restartafter restart");
+    // The session's history survived the restart (persist dir) and reached the model.
+    const calls = mock.calls("proxy-restart");
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.body.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(editor.frames.filter((f) => f.method === "_hermes/turn_ended")).toHaveLength(2);
+    expect(promptResponses(editor)).toHaveLength(2);
+    expectCleanStdout(editor);
+    await expectExactlyOnceInOrder(editor, sessionId);
+    expect(await editor.quit()).toBe(0);
+  });
+
+  it("answers a malformed stdin line with -32700 on stdout and keeps working", async () => {
+    const editor = startEditor(proxyArgs());
+    await initialized(editor);
+    editor.sendRaw("{this is not json\n");
+    const sessionId = await newSession(editor);
+    const parseError = editor.frames.find((f) => f.id === null && f.error);
+    expect(parseError?.error).toMatchObject({ code: -32700 });
+    expect(editor.stderr()).toMatch(/malformed frame from the editor/);
+
+    const answer = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "still there?" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(agentText(editor.updates, sessionId)).toBe("Echo: still there?");
+    expectCleanStdout(editor);
+    expect(await editor.quit()).toBe(0);
+  });
+
+  it("refuses a wrong token: initialize gets a JSON-RPC error, stderr names the token source, exit 1", async () => {
+    const editor = startEditor(["--url", server.wsUrl, "--token", "not-the-token"]);
+    const error = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toMatchObject({ code: -32000, message: expect.stringContaining("the --token flag") });
+    expect((await editor.exited).code).toBe(1);
+    expect(editor.stderr()).toMatch(/refused the connection \(HTTP 401/);
+    expect(editor.stderr()).toMatch(/Token used: the --token flag/);
+    expect(editor.stderr()).not.toContain("not-the-token");
+    expectCleanStdout(editor);
+  });
+
+  it("--check reports the running service and exits 0", async () => {
+    const r = await runCheck(["--url", server.wsUrl], isolatedEnv({ HERMES_EDGE_TOKEN: TOKEN }));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`URL:     ${server.wsUrl} (from flag)`);
+    expect(r.stdout).toContain("Token:   from the HERMES_EDGE_TOKEN environment variable");
+    expect(r.stdout).toContain(`Service: ${AGENT_NAME} ${AGENT_VERSION}, ACP protocol 1`);
+    expect(r.stdout).toContain("Token accepted: yes");
+    expect(r.stdout).toMatch(/^OK$/m);
+  });
+
+  it("--check against a stopped service says unreachable and exits 1", async () => {
+    await server.stop();
+    const r = await runCheck(["--url", server.wsUrl], isolatedEnv({ HERMES_EDGE_TOKEN: TOKEN }));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`URL:     ${server.wsUrl} (from flag)`);
+    expect(r.stdout).toMatch(/FAILED \(unreachable\)/);
+    expect(r.stdout).not.toMatch(/^OK$/m);
+  });
+});
