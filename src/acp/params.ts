@@ -160,15 +160,11 @@ export const zSetConfigOption = conforms<SetSessionConfigOptionRequest>()(
   }),
 );
 
-export const zForkSession = conforms<ForkSessionRequest>()(
-  z.looseObject({
-    sessionId: zSessionId,
-    cwd: zAbsolutePath,
-    additionalDirectories: z.array(zAbsolutePath).optional(),
-    mcpServers: z.array(zMcpServer).optional(),
-    _meta: zMeta,
-  }),
-);
+/** Same fields as `session/resume`: the source session and the fork's roots. */
+export const zForkSession = conforms<ForkSessionRequest>()(zResumeSession);
 
 /** The pre-config-option way to pick a model, still sent by some clients. */
 export const zSetModel = z.looseObject({ sessionId: zSessionId, modelId: z.string().min(1), _meta: zMeta });
+
+/** `_hermes/subagents/interrupt`: one running sub-agent of a session. */
+export const zSubagentRef = z.looseObject({ sessionId: zSessionId, subagentId: zSessionId, _meta: zMeta });
