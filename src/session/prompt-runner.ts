@@ -29,7 +29,8 @@ export interface PromptPorts extends TurnPorts {
 
 export class PromptRunner {
   #current: { row: PromptRow; controller: AbortController; start: TurnBoundary } | null = null;
-  #draining = false;
+  /** The queue being worked through, if any; close and delete wait on it. */
+  #draining: Promise<void> | null = null;
   /** `/steer` guidance waiting for the running turn's next model call. */
   #injected: ChatMessage[] = [];
 
@@ -56,7 +57,7 @@ export class PromptRunner {
       return;
     }
     this.runtime.store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
-    void this.#drain();
+    this.#drain();
   }
 
   /** `session/cancel`: the running turn ends `cancelled`, queued prompts are answered `cancelled`. */
@@ -82,7 +83,7 @@ export class PromptRunner {
 
   /** Waits for the running turn (used by close/delete after cancelling). */
   async idle(): Promise<void> {
-    while (this.#draining) await new Promise((r) => setTimeout(r, 5));
+    await this.#draining;
   }
 
   /** After a restart: a turn that was running is recorded as interrupted, never silently lost. */
@@ -111,14 +112,17 @@ export class PromptRunner {
     this.runtime.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
   }
 
-  async #drain(): Promise<void> {
-    if (this.#draining) return;
-    this.#draining = true;
+  #drain(): void {
+    this.#draining ??= this.#work().finally(() => {
+      this.#draining = null;
+    });
+  }
+
+  async #work(): Promise<void> {
     this.ports.keepAlive(true);
     try {
       for (let row = this.#nextQueued(); row; row = this.#nextQueued()) await this.#run(row);
     } finally {
-      this.#draining = false;
       this.ports.keepAlive(false);
     }
   }
