@@ -88,3 +88,26 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 export function permissionTimeoutMs(env: Env): number {
   return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, 60_000);
 }
+
+export const DEFAULT_MAX_SPAWN_DEPTH = 1;
+export const MAX_SPAWN_DEPTH_LIMIT = 5;
+export const DEFAULT_MAX_CONCURRENT_CHILDREN = 3;
+export const MAX_CONCURRENT_CHILDREN_LIMIT = 16;
+
+export interface DelegationSettings {
+  /** Levels of sub-agents below a root session; 0 turns delegation off. */
+  maxSpawnDepth: number;
+  /** Sub-agents of one session running at once; more wait, never fail. */
+  maxConcurrentChildren: number;
+  /** What a sub-agent's permission request does: ask the editor through the parent, or be denied. */
+  subagentApproval: "ask" | "deny";
+}
+
+export function delegationSettings(env: Env): DelegationSettings {
+  const depth = Number(env.HERMES_MAX_SPAWN_DEPTH?.trim() || NaN);
+  return {
+    maxSpawnDepth: Number.isInteger(depth) && depth >= 0 ? Math.min(depth, MAX_SPAWN_DEPTH_LIMIT) : DEFAULT_MAX_SPAWN_DEPTH,
+    maxConcurrentChildren: Math.min(positiveInt(env.HERMES_MAX_CONCURRENT_CHILDREN, DEFAULT_MAX_CONCURRENT_CHILDREN), MAX_CONCURRENT_CHILDREN_LIMIT),
+    subagentApproval: env.HERMES_SUBAGENT_APPROVAL?.trim().toLowerCase() === "deny" ? "deny" : "ask",
+  };
+}

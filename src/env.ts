@@ -20,4 +20,10 @@ export interface Env {
   HERMES_PERMISSION_TIMEOUT_MS?: string;
   /** Milliseconds over which streamed text deltas are merged into one update. */
   HERMES_COALESCE_MS?: string;
+  /** How many levels of sub-agents may exist below a root session (default 1: children cannot delegate). */
+  HERMES_MAX_SPAWN_DEPTH?: string;
+  /** How many sub-agents of one session run at once (default 3); the rest wait their turn. */
+  HERMES_MAX_CONCURRENT_CHILDREN?: string;
+  /** `ask` (default): a sub-agent's permission requests go to the editor, labelled; `deny`: they are refused. */
+  HERMES_SUBAGENT_APPROVAL?: string;
 }

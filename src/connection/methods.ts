@@ -22,7 +22,9 @@ import {
   zSetConfigOption,
   zSetMode,
   zSetModel,
+  zSubagentRef,
 } from "../acp/params.js";
+import { LISTED_KINDS } from "../db/session-index.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { sessionInfo } from "./session-info.js";
 import { unwrap } from "./unwrap.js";
@@ -73,7 +75,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   "session/list": spec(zListSessions, async (params, { ports }): Promise<ListSessionsResponse> => {
     try {
-      const page = await ports.index.list(ports.ref().tenant, { cwd: params.cwd, cursor: params.cursor });
+      const page = await ports.index.list(ports.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
@@ -120,6 +122,17 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     ports.forgetSession(params.sessionId);
     return result;
   }),
+
+  // Sub-agent control (custom, `_`-prefixed); any connection of the session's tenant may use them.
+  "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { ports }) =>
+    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "interrupt", subagentId: params.subagentId })),
+  ),
+  "_hermes/subagents/pause": spec(zSessionRef, async (params, { ports }) =>
+    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "pause" })),
+  ),
+  "_hermes/subagents/resume": spec(zSessionRef, async (params, { ports }) =>
+    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "resume" })),
+  ),
 };
 
 async function open(

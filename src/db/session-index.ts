@@ -2,12 +2,16 @@
  * Reads and writes of the D1 session index through drizzle. Listing is keyset
  * paginated (newest first) behind an opaque cursor, always scoped to a tenant.
  */
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { sessions, type NewSessionRow, type SessionRow } from "../../schema/sessions.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 export const PAGE_SIZE = 50;
+/** What `session/list` and `GET /v1/sessions` show: sub-agents are listed under their parent instead. */
+export const LISTED_KINDS: SessionRow["kind"][] = ["root", "fork"];
+/** Children listed per parent; a delegate_task call spawns at most 10, so this is many calls' worth. */
+export const MAX_CHILDREN_LISTED = 500;
 
 export class SessionIndex {
   readonly #db: DrizzleD1Database;
@@ -38,10 +42,11 @@ export class SessionIndex {
   }
 
   /** One page of a tenant's sessions, newest first; throws `RangeError` on a bad cursor. */
-  async list(tenant: string, options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"] }) {
+  async list(tenant: string, options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"]; kinds?: SessionRow["kind"][] }) {
     const conditions: SQL[] = [eq(sessions.tenant, tenant)];
     if (options.cwd) conditions.push(eq(sessions.cwd, options.cwd));
     if (options.kind) conditions.push(eq(sessions.kind, options.kind));
+    if (options.kinds) conditions.push(inArray(sessions.kind, options.kinds));
     if (options.cursor) {
       const after = decodeCursor(options.cursor);
       conditions.push(
@@ -58,5 +63,15 @@ export class SessionIndex {
     const last = page[page.length - 1];
     const nextCursor = rows.length > PAGE_SIZE && last ? encodeCursor({ updatedAt: last.updatedAt, id: last.id }) : null;
     return { sessions: page, nextCursor };
+  }
+
+  /** A session's sub-agents, oldest first (the order they were spawned). */
+  async children(tenant: string, parentId: string): Promise<SessionRow[]> {
+    return this.#db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.tenant, tenant), eq(sessions.parentId, parentId), eq(sessions.kind, "subagent")))
+      .orderBy(asc(sessions.createdAt), asc(sessions.id))
+      .limit(MAX_CHILDREN_LISTED);
   }
 }

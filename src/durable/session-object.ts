@@ -16,7 +16,7 @@ import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } fr
 import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
 import type { ChildResult } from "../delegate/child-result.js";
 import type { ChildSpec, ForwardedRequest, ForwardOutcome } from "../delegate/delegate-port.js";
-import type { SubagentCommand } from "../delegate/delegation.js";
+import type { SubagentCommand, SubagentControlResult } from "../delegate/delegation.js";
 
 const HEARTBEAT_MS = 30_000;
 
@@ -175,7 +175,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** `_hermes/subagents/interrupt|pause|resume` and their REST twins. */
-  subagents(tenant: string, command: SubagentCommand): Promise<RpcOutcome> {
+  subagents(tenant: string, command: SubagentCommand): Promise<RpcOutcome<SubagentControlResult>> {
     return outcomeOf(() => {
       this.#kernel.runtime.own({ tenant });
       return this.#kernel.delegation.control(command);

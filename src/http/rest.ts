@@ -6,11 +6,12 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { sessionInfo } from "../connection/session-info.js";
-import { SessionIndex } from "../db/session-index.js";
+import { LISTED_KINDS, SessionIndex } from "../db/session-index.js";
 import { MAX_LINEAGE_LINKS, SegmentIndex } from "../db/segment-index.js";
 import type { SegmentRow } from "../../schema/segments.js";
 import type { Env } from "../env.js";
 import { bearerAuth, type AuthVariables } from "./auth.js";
+import { subagentRoutes } from "./subagent-routes.js";
 
 const zListQuery = z.object({ cwd: z.string().min(1).optional(), cursor: z.string().max(512).optional() });
 
@@ -20,7 +21,7 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     const query = zListQuery.safeParse(c.req.query());
     if (!query.success) throw new HTTPException(400, { res: Response.json({ error: "invalid query", issues: query.error.issues }, { status: 400 }) });
     try {
-      const page = await new SessionIndex(c.env.DB).list(c.get("tenant"), query.data);
+      const page = await new SessionIndex(c.env.DB).list(c.get("tenant"), { ...query.data, kinds: LISTED_KINDS });
       return c.json({ sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor });
     } catch (err) {
       if (err instanceof RangeError) throw new HTTPException(400, { res: Response.json({ error: "invalid cursor" }, { status: 400 }) });
@@ -40,6 +41,7 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     if (!outcome.ok) throw notFound();
     return c.json(outcome.result);
   })
+  .route("/", subagentRoutes)
   .get("/sessions/:id", async (c) => {
     const row = await new SessionIndex(c.env.DB).get(c.get("tenant"), c.req.param("id"));
     if (!row) throw notFound();

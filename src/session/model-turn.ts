@@ -2,7 +2,7 @@
  * Sets up and runs one model turn for a prompt: the tools the mode and the
  * client allow, the permission gate, the history, and `runTurn` itself.
  */
-import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import type { ChatMessage, ModelProvider } from "../agent/model-provider.js";
 import { toUserContent } from "../agent/prompt-content.js";
@@ -21,6 +21,7 @@ import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SettingsController } from "./session-settings.js";
+import type { DelegatePort } from "../delegate/delegate-port.js";
 
 export interface TurnPorts {
   settings: ModelSettings;
@@ -37,6 +38,22 @@ export interface TurnPorts {
   newId(): string;
   coalesceMs: number;
   retry?: RetryPolicy;
+  /** Spawns sub-agents; undefined (or absent) when this session may not delegate. */
+  delegate?(): DelegatePort | undefined;
+}
+
+/** How a delegated (sub-agent) turn differs from a prompt turn; each part defaults to the prompt turn's. */
+export interface TurnOverrides {
+  client?: ClientPort;
+  tools?: AnyTool[];
+  systemPrompt?: string;
+  maxModelCalls?: number;
+  /** Where the turn's updates go (default: the session's log and its attached connections). */
+  emit?(update: SessionUpdate): void;
+  /** Labels this turn's permission requests (a sub-agent's name). */
+  gateLabel?: string;
+  /** Denies, for this reason, what would otherwise be asked. */
+  autoDeny?: string;
 }
 
 export const NO_MODEL_MESSAGE =
@@ -51,23 +68,26 @@ export function toolsForTurn(runtime: SessionRuntime, ports: Pick<TurnPorts, "to
 export async function runModelTurn(
   runtime: SessionRuntime,
   ports: TurnPorts,
-  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[] },
+  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides },
 ): Promise<Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>> {
+  const over = turn.overrides ?? {};
+  const emit = over.emit ?? ((update: SessionUpdate) => void runtime.emit(update));
   const { store } = runtime;
   const provider = ports.provider();
   if (!provider) {
-    runtime.emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
+    emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
   store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
-  const client = clientPortFor(runtime, turn.connectionId);
+  const client = over.client ?? clientPortFor(runtime, turn.connectionId);
   const before = store.record()!;
   const window = contextWindowFor(before.model, ports.settings);
   if (shouldCompact(Math.max(estimateTokens(store.history()), before.lastUsage ?? 0), window)) {
     await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal, true);
   }
   const record = store.record()!;
-  const tools = ports.toolsForTurn(turn.connectionId);
+  const tools = over.tools ?? ports.toolsForTurn(turn.connectionId);
+  const delegate = ports.delegate?.();
   const gate = new PermissionGate({
     sessionId: record.sessionId,
     mode: () => store.record()!.mode,
@@ -77,17 +97,20 @@ export async function runModelTurn(
     addTenantRule: (rule) => ports.permissionRules.add(record.tenant, record.cwd, rule),
     askClient: (params, options) => client.request("session/request_permission", params, options),
     timeoutMs: ports.permissionTimeoutMs,
+    ...(over.gateLabel ? { label: over.gateLabel } : {}),
+    ...(over.autoDeny ? { autoDeny: over.autoDeny } : {}),
   });
   return runTurn(
     {
       model: record.model,
-      messages: [{ role: "system", content: systemPrompt(record, tools) }, ...store.history()],
+      messages: [{ role: "system", content: over.systemPrompt ?? systemPrompt(record, tools) }, ...store.history()],
       tools,
       reasoningEffort: record.reasoningEffort,
+      ...(over.maxModelCalls ? { maxModelCalls: over.maxModelCalls } : {}),
     },
     {
       provider,
-      emit: (update) => runtime.emit(update),
+      emit,
       record: (message) => store.appendHistory(message),
       toolContext: (toolCallId, signal) => ({
         sessionId: record.sessionId,
@@ -96,8 +119,9 @@ export async function runModelTurn(
         toolCallId,
         signal,
         client,
-        emit: (update) => runtime.emit(update),
+        emit,
         gate: (request) => gate.check(request, { toolCallId, signal }),
+        ...(delegate ? { delegate } : {}),
       }),
       newId: ports.newId,
       coalesceMs: ports.coalesceMs,

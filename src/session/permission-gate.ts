@@ -32,6 +32,8 @@ export interface GatePorts {
   timeoutMs: number;
   /** Optional label for who asks (a sub-agent), shown in the editor. */
   label?: string;
+  /** When set, what would be asked is denied instead, for this reason (`HERMES_SUBAGENT_APPROVAL=deny`). */
+  autoDeny?: string;
 }
 
 const zAnswer = z.object({
@@ -56,6 +58,10 @@ export class PermissionGate {
     if (decision === "deny") throw new ToolError(`The session is in read-only mode, so ${describe(request)} is not allowed.`);
     if (decision === "allow") return;
     if (!sensitive && (this.ports.sessionRules().includes(rule) || (await this.ports.hasTenantRule(rule)))) return;
+    if (this.ports.autoDeny) {
+      this.#deny(deniedKeys);
+      throw new ToolError(`Permission for ${describe(request)} was denied: ${this.ports.autoDeny}.`);
+    }
 
     const options: PermissionOption[] = sensitive
       ? [PERMISSION_OPTIONS.allowOnce, PERMISSION_OPTIONS.reject]

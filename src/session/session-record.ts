@@ -41,4 +41,6 @@ export interface SessionRecord {
   lineage: SegmentLineage;
   /** Text of a prompt whose turn a restart cut off, kept for the user to retry. */
   interruptedPrompt: string | null;
+  /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
+  delegation?: { depth?: number; role?: "leaf" | "orchestrator"; parentToolCallId?: string; spawnPaused?: boolean };
 }

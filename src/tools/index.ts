@@ -1,7 +1,9 @@
 /**
  * The tool registry: which tools a session offers, given what its client can do.
- * A tool whose client capability is missing is never offered to the model.
+ * A tool whose client capability is missing is never offered to the model;
+ * `delegate_task` is offered only to a session that may delegate.
  */
+import { delegateTaskTool } from "../delegate/delegate-task.js";
 import { patchTool } from "./patch.js";
 import { readFileTool } from "./read-file.js";
 import { searchFilesTool } from "./search-files.js";
@@ -13,6 +15,7 @@ import { writeFileTool } from "./write-file.js";
 
 export const ALL_TOOLS: AnyTool[] = [readFileTool, writeFileTool, patchTool, searchFilesTool, terminalTool, webFetchTool, todoTool];
 
-export function toolsFor(client: ClientPort): AnyTool[] {
-  return ALL_TOOLS.filter((tool) => tool.available?.(client.capabilities) ?? true);
+export function toolsFor(client: ClientPort, session: { canDelegate?: boolean } = {}): AnyTool[] {
+  const tools = ALL_TOOLS.filter((tool) => tool.available?.(client.capabilities) ?? true);
+  return session.canDelegate ? [...tools, delegateTaskTool] : tools;
 }

@@ -11,6 +11,7 @@ import type {
   ToolCallLocation,
   ToolKind,
 } from "@agentclientprotocol/sdk";
+import type { DelegatePort } from "../delegate/delegate-port.js";
 
 /** Requests to the editor (fs, terminal, permission) through an attached connection. */
 export interface ClientPort {
@@ -33,6 +34,8 @@ export interface ToolContext {
    * Absent means no gate is installed (e.g. in tests of the tool alone).
    */
   gate?(request: GateRequest): Promise<void>;
+  /** Spawns sub-agents (other session objects); present only when this session may delegate. */
+  delegate?: DelegatePort;
 }
 
 /** What a tool asks permission for: the diff it will write or the command it will run. */

@@ -1,0 +1,63 @@
+/**
+ * REST for a session's sub-agents: list them with their status, interrupt one,
+ * pause or resume new spawns. Tenant-scoped like every read: another tenant's
+ * session is a 404, exactly like an unknown one.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import type { SessionRow } from "../../schema/sessions.js";
+import { SessionIndex } from "../db/session-index.js";
+import type { SubagentCommand, SubagentControlResult } from "../delegate/delegation.js";
+import type { RpcOutcome } from "../durable/rpc-outcome.js";
+import type { Env } from "../env.js";
+import type { AuthVariables } from "./auth.js";
+
+const zId = z.string().min(1).max(128);
+
+export const subagentRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
+  .get("/sessions/:id/subagents", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    const index = new SessionIndex(c.env.DB);
+    if (!(await index.get(tenant, id))) throw notFound("no such session");
+    const children = await index.children(tenant, id);
+    return c.json({ sessionId: id, subagents: children.map(subagentInfo) });
+  })
+  .post("/sessions/:id/subagents/pause", (c) => control(c.env, c.get("tenant"), c.req.param("id"), { action: "pause" }))
+  .post("/sessions/:id/subagents/resume", (c) => control(c.env, c.get("tenant"), c.req.param("id"), { action: "resume" }))
+  .post("/sessions/:id/subagents/:subagentId/interrupt", (c) =>
+    control(c.env, c.get("tenant"), c.req.param("id"), { action: "interrupt", subagentId: c.req.param("subagentId") }),
+  );
+
+/** A sub-agent row: its status is how its task ended, or `running` until then. */
+export function subagentInfo(row: SessionRow) {
+  return {
+    sessionId: row.id,
+    title: row.title,
+    status: row.endReason ?? "running",
+    model: row.model,
+    mode: row.mode,
+    cwd: row.cwd,
+    parentId: row.parentId,
+    rootId: row.rootId,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+async function control(env: Env, tenant: string, sessionId: string, command: SubagentCommand): Promise<Response> {
+  if (!zId.safeParse(sessionId).success || ("subagentId" in command && !zId.safeParse(command.subagentId).success)) {
+    throw notFound("no such session");
+  }
+  // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
+  const outcome = (await env.SESSION.get(env.SESSION.idFromName(sessionId)).subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;
+  if (outcome.ok) return Response.json(outcome.result);
+  const detail = (outcome.error.data as { detail?: string } | undefined)?.detail ?? outcome.error.message;
+  if (outcome.error.code === -32002) throw notFound(detail);
+  throw new HTTPException(500, { res: Response.json({ error: outcome.error.message }, { status: 500 }) });
+}
+
+function notFound(message: string): HTTPException {
+  return new HTTPException(404, { res: Response.json({ error: message }, { status: 404 }) });
+}

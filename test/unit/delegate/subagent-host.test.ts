@@ -1,0 +1,262 @@
+// The parent's side of delegation in Node: fake child objects stand in for
+// the sub-agent Durable Objects, a fake store for the parent's record.
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import type { DelegationSettings } from "../../../src/config.js";
+import { resultWithoutRun, type ChildResult } from "../../../src/delegate/child-result.js";
+import type { ChildEvent, ChildSpec, DelegatedTask } from "../../../src/delegate/delegate-port.js";
+import { SubagentHost, type ChildLink } from "../../../src/delegate/subagent-host.js";
+import type { SessionRecord } from "../../../src/session/session-record.js";
+import type { SessionRuntime } from "../../../src/session/session-runtime.js";
+import { FakeClient } from "../tools/fakes.js";
+
+const RECORD = {
+  sessionId: "parent",
+  tenant: "alpha",
+  cwd: "/w",
+  additionalDirectories: [],
+  model: "mock-model",
+  mode: "default",
+  title: null,
+  kind: "root",
+  parentId: null,
+  rootId: "parent",
+  status: "active",
+  createdAt: "",
+  updatedAt: "",
+  lastStopReason: null,
+  reasoningEffort: "medium",
+  allowRules: [],
+  lastUsage: null,
+  segment: 0,
+  lineage: { currentId: "parent", rootId: "parent", parentId: null, kind: "root", compressionDepth: 0, previousId: null },
+  interruptedPrompt: null,
+} satisfies SessionRecord;
+
+/** A child that finishes when told to, or when interrupted. */
+class FakeChild implements ChildLink {
+  spec: ChildSpec | null = null;
+  interrupts = 0;
+  #finish!: (status: ChildResult["status"]) => void;
+  readonly started: Promise<void>;
+  #onStart!: () => void;
+
+  constructor(readonly behaviour: "wait" | "throw" = "wait") {
+    this.started = new Promise((r) => (this.#onStart = r));
+  }
+
+  runChild(spec: ChildSpec): Promise<ChildResult> {
+    this.spec = spec;
+    this.#onStart();
+    if (this.behaviour === "throw") return Promise.reject(new Error("object exploded"));
+    return new Promise((resolve) => {
+      this.#finish = (status) => resolve(resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, status, `${status}!`));
+    });
+  }
+
+  finish(status: ChildResult["status"] = "completed"): void {
+    this.#finish(status);
+  }
+
+  async interruptChild(): Promise<void> {
+    this.interrupts += 1;
+    this.#finish("interrupted");
+  }
+}
+
+function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}) {
+  let current: SessionRecord = { ...RECORD, ...record };
+  const runtime = {
+    store: { record: () => current, updateRecord: (patch: Partial<SessionRecord>) => (current = { ...current, ...patch }) },
+  } as unknown as SessionRuntime;
+  const children: FakeChild[] = [];
+  const behaviours: ("wait" | "throw")[] = [];
+  const indexUpdates: [string, unknown][] = [];
+  let n = 0;
+  const host = new SubagentHost({
+    runtime,
+    index: { update: async (id: string, patch: unknown) => void indexUpdates.push([id, patch]) } as never,
+    settings: { maxSpawnDepth: 1, maxConcurrentChildren: 3, subagentApproval: "ask", ...settings },
+    newId: () => `sub-${++n}`,
+    now: () => 0,
+    child: () => {
+      const child = new FakeChild(behaviours.shift() ?? "wait");
+      children.push(child);
+      return child;
+    },
+  });
+  const client = new FakeClient({ fs: { readTextFile: true } });
+  const emitted: SessionUpdate[] = [];
+  const events: ChildEvent[] = [];
+  const controller = new AbortController();
+  const spawn = (task: Partial<DelegatedTask> = {}, taskIndex = 0) =>
+    host.spawn(
+      { goal: `task ${taskIndex}`, role: "leaf", ...task },
+      { taskIndex, parentToolCallId: "call_d", client, emit: (u) => emitted.push(u), signal: controller.signal, onEvent: (e) => events.push(e) },
+    );
+  return { host, children, behaviours, indexUpdates, client, emitted, events, controller, spawn, record: () => current };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("SubagentHost", () => {
+  it("runs at most the configured number of children; the rest wait and then run", async () => {
+    const s = setup({ maxConcurrentChildren: 2 });
+    const runs = [0, 1, 2, 3, 4].map((i) => s.spawn({}, i));
+    await tick();
+    expect(s.children).toHaveLength(2);
+    expect(s.host.state()).toMatchObject({ running: 2, waiting: 3 });
+    s.children[0]!.finish();
+    await tick();
+    expect(s.children).toHaveLength(3);
+    for (let i = 1; i < 5; i++) {
+      s.children[i]!.finish();
+      await tick();
+    }
+    const results = await Promise.all(runs);
+    expect(results.map((r) => [r.task_index, r.status])).toEqual([0, 1, 2, 3, 4].map((i) => [i, "completed"]));
+    expect(s.host.pool.peak).toBe(2);
+  });
+
+  it("sends the child the parent's model, mode, cwd, lineage, depth and the editor's capabilities", async () => {
+    const s = setup({}, { mode: "accept_edits", model: "mock-model-large" });
+    const run = s.spawn({ goal: "Find the bug", context: "in parser.ts", timeoutMs: 500 });
+    await s.children[0]?.started;
+    await tick();
+    const spec = s.children[0]!.spec!;
+    expect(spec).toMatchObject({
+      tenant: "alpha",
+      parentSessionId: "parent",
+      parentToolCallId: "call_d",
+      subagentId: "sub-1",
+      goal: "Find the bug",
+      context: "in parser.ts",
+      role: "leaf",
+      depth: 1,
+      maxModelCalls: 50,
+      timeoutMs: 500,
+      model: "mock-model-large",
+      mode: "accept_edits",
+      cwd: "/w",
+      rootId: "parent",
+      parentLineage: RECORD.lineage,
+      clientCapabilities: { fs: { readTextFile: true } },
+      label: "sub-agent 1: Find the bug",
+      approval: "ask",
+    });
+    s.children[0]!.finish();
+    await run;
+  });
+
+  it("passes HERMES_SUBAGENT_APPROVAL=deny on to the child", async () => {
+    const s = setup({ subagentApproval: "deny" });
+    const run = s.spawn();
+    await tick();
+    expect(s.children[0]!.spec!.approval).toBe("deny");
+    s.children[0]!.finish();
+    await run;
+  });
+
+  it("reports queued, started and finished for each task", async () => {
+    const s = setup();
+    const run = s.spawn();
+    await tick();
+    s.children[0]!.finish();
+    const result = await run;
+    expect(s.events.map((e) => e.type)).toEqual(["queued", "started", "finished"]);
+    expect(s.events.at(-1)).toEqual({ type: "finished", subagentId: "sub-1", result });
+  });
+
+  it("a child whose object fails becomes a failed result and its siblings finish", async () => {
+    const s = setup();
+    s.behaviours.push("wait", "throw", "wait");
+    const runs = [0, 1, 2].map((i) => s.spawn({}, i));
+    await tick();
+    s.children[0]!.finish();
+    s.children[2]!.finish();
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.status)).toEqual(["completed", "failed", "completed"]);
+    expect(results[1]!.summary).toMatch(/could not be reached: object exploded/);
+    expect(s.indexUpdates).toEqual([["sub-2", { endReason: "failed", updatedAt: 0 }]]);
+  });
+
+  it("cancelling the parent interrupts running children and drops waiting ones", async () => {
+    const s = setup({ maxConcurrentChildren: 1 });
+    const runs = [0, 1].map((i) => s.spawn({}, i));
+    await tick();
+    s.controller.abort();
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.status)).toEqual(["interrupted", "interrupted"]);
+    expect(s.children).toHaveLength(1);
+    expect(s.children[0]!.interrupts).toBe(1);
+    expect(results[1]!.summary).toBe("Interrupted before it started.");
+  });
+
+  it("interrupts one child by id and leaves the others running", async () => {
+    const s = setup();
+    const runs = [0, 1].map((i) => s.spawn({}, i));
+    await tick();
+    expect(s.host.interrupt("sub-1")).toBe(true);
+    expect(s.host.interrupt("nope")).toBe(false);
+    s.children[1]!.finish();
+    expect((await Promise.all(runs)).map((r) => r.status)).toEqual(["interrupted", "completed"]);
+    expect(s.host.interrupt("sub-1")).toBe(false);
+  });
+
+  it("pause holds new spawns (and is remembered with the session); resume releases them", async () => {
+    const s = setup();
+    expect(s.host.setPaused(true)).toMatchObject({ paused: true });
+    expect(s.record().delegation).toEqual({ spawnPaused: true });
+    const run = s.spawn();
+    await tick();
+    expect(s.children).toHaveLength(0);
+    s.host.setPaused(false);
+    await tick();
+    expect(s.children).toHaveLength(1);
+    s.children[0]!.finish();
+    await run;
+    expect(s.record().delegation).toEqual({ spawnPaused: false });
+  });
+
+  it("forwards a child's editor request in the parent's name, and refuses other methods", async () => {
+    const s = setup();
+    s.client.on("fs/read_text_file", (p) => ({ content: `read ${String(p.path)}` }));
+    const run = s.spawn();
+    await tick();
+    const outcome = await s.host.forward("sub-1", { method: "fs/read_text_file", params: { sessionId: "sub-1", path: "/w/a" }, cancellable: true, timeoutMs: 9 });
+    expect(outcome).toEqual({ ok: true, result: { content: "read /w/a" } });
+    expect(s.client.requests[0]!.params).toEqual({ sessionId: "parent", path: "/w/a" });
+    expect(s.client.requests[0]!.options).toMatchObject({ timeoutMs: 9, signal: expect.any(AbortSignal) });
+    expect(await s.host.forward("sub-1", { method: "session/prompt", params: {}, cancellable: false })).toMatchObject({ ok: false, error: { kind: "tool" } });
+    expect(await s.host.forward("sub-9", { method: "fs/read_text_file", params: {}, cancellable: false })).toMatchObject({ ok: false });
+    s.children[0]!.finish();
+    await run;
+  });
+
+  it("relays a child's tool calls into the parent's turn and reports its current tool", async () => {
+    const s = setup();
+    const run = s.spawn();
+    await tick();
+    const frames = [
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "thinking" } },
+      { sessionUpdate: "tool_call", toolCallId: "c0", title: "Read /w/a", kind: "read", status: "pending" },
+      { sessionUpdate: "tool_call_update", toolCallId: "c0", status: "completed" },
+    ].map((u) => JSON.stringify(u));
+    expect(s.host.relay("sub-1", frames)).toBe(true);
+    expect(s.emitted.map((u) => [u.sessionUpdate, (u as { toolCallId: string }).toolCallId])).toEqual([
+      ["tool_call", "sub-1/c0"],
+      ["tool_call_update", "sub-1/c0"],
+    ]);
+    expect(s.events).toContainEqual({ type: "tool", subagentId: "sub-1", title: "Read /w/a" });
+    s.children[0]!.finish();
+    await run;
+    expect(s.host.relay("sub-1", frames)).toBe(false);
+  });
+
+  it("may delegate from a root but not from a leaf child at the default depth", () => {
+    expect(setup().host.canDelegate()).toBe(true);
+    expect(setup({ maxSpawnDepth: 0 }).host.canDelegate()).toBe(false);
+    expect(setup({}, { kind: "subagent", delegation: { depth: 1, role: "orchestrator" } }).host.canDelegate()).toBe(false);
+    expect(setup({ maxSpawnDepth: 2 }, { kind: "subagent", delegation: { depth: 1, role: "orchestrator" } }).host.canDelegate()).toBe(true);
+  });
+});
