@@ -5,6 +5,8 @@
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
  * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).
+ * The groups run one after another (`sequence.groupOrder`): on two cores,
+ * workerd, the proxy's subprocesses and `wrangler dev` compete otherwise.
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -20,7 +22,7 @@ export default defineConfig(async () => {
       projects: [
         "./proxy/vitest.config.ts",
         {
-          test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+          test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
         },
         {
           plugins: [
@@ -41,6 +43,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
+            sequence: { groupOrder: 1 },
             include: ["test/workers/**/*.test.ts"],
             setupFiles: ["./test/workers/apply-migrations.ts"],
             testTimeout: 20_000,
@@ -49,6 +52,7 @@ export default defineConfig(async () => {
         {
           test: {
             name: "e2e",
+            sequence: { groupOrder: 3 },
             include: ["test/e2e/**/*.test.ts"],
             environment: "node",
             testTimeout: 90_000,

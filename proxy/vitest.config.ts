@@ -15,5 +15,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // The machines have 2 cores and every integration test runs a child process.
     maxWorkers: 2,
+    // Its own group in the root run (see ../vitest.config.ts): after unit and workers, before e2e.
+    sequence: { groupOrder: 2 },
   },
 });
