@@ -2,6 +2,11 @@
  * One incoming text frame, start to finish: size check, decode, then a request
  * through the method table, a notification to its session, or an editor's
  * response back to the session object that asked.
+ *
+ * Requests and notifications are handled one at a time, in arrival order
+ * (`inOrder`): a `session/cancel` followed by a `session/prompt` must reach the
+ * session in that order, and Durable Object RPC does not promise it. Responses
+ * skip the line, since a turn may be waiting on one.
  */
 import { AcpError, toJsonRpcError } from "../acp/errors.js";
 import { decodeFrame, errorFrame, resultFrame, type IncomingNotification, type IncomingRequest, type IncomingResponse } from "../acp/jsonrpc.js";
@@ -10,7 +15,9 @@ import { sessionOfRequestId } from "../session/client-requests.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
-export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFrameBytes: number): Promise<void> {
+export type InOrder = (work: () => Promise<void>) => Promise<void>;
+
+export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
   const size = byteLength(text, maxFrameBytes);
   if (size > maxFrameBytes) {
     const error = new AcpError(-32600, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
@@ -26,9 +33,9 @@ export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFra
       ports.send(errorFrame(decoded.id, decoded.error.toJSON()));
       return;
     case "request":
-      return handleRequest(decoded.message, ports);
+      return inOrder(() => handleRequest(decoded.message, ports));
     case "notification":
-      return handleNotification(decoded.message, ports);
+      return inOrder(() => handleNotification(decoded.message, ports));
     case "response":
       return handleResponse(decoded.message, ports);
   }
@@ -81,4 +88,14 @@ async function handleResponse(message: IncomingResponse, ports: ConnectionPorts)
 function byteLength(text: string, limit: number): number {
   if (text.length * 3 <= limit) return text.length;
   return new TextEncoder().encode(text).byteLength;
+}
+
+/** A queue of async work run one after another; a failure does not stop the line. */
+export function serialQueue(): InOrder {
+  let tail: Promise<void> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
 }

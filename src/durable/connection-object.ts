@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { maxFrameBytes } from "../config.js";
 import type { ConnectionPorts } from "../connection/connection-ports.js";
 import { ConnectionStateStore } from "../connection/connection-state.js";
-import { dispatchFrame } from "../connection/dispatch.js";
+import { dispatchFrame, serialQueue } from "../connection/dispatch.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
 import type { SessionObject } from "./session-object.js";
@@ -21,6 +21,8 @@ export class ConnectionObject extends DurableObject<Env> {
   readonly #state: ConnectionStateStore;
   readonly #stubs = new Map<string, DurableObjectStub<SessionObject>>();
   readonly #ports: ConnectionPorts;
+  /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
+  readonly #inOrder = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -61,7 +63,7 @@ export class ConnectionObject extends DurableObject<Env> {
       ws.close(1003, "binary frames are not supported: send one JSON-RPC message per text frame");
       return;
     }
-    await dispatchFrame(message, this.#ports, maxFrameBytes(this.env));
+    await dispatchFrame(message, this.#ports, maxFrameBytes(this.env), this.#inOrder);
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
