@@ -34,6 +34,16 @@ export interface MockStep {
   chunkSize?: number;
   /** Delay between chunks, default 0. */
   chunkDelayMs?: number;
+  /**
+   * Pace the stream instead (overrides `chunkDelayMs`): event `i` is due
+   * `i * chunkIntervalMs` after the first one, fractions allowed. Events that
+   * are due are written back to back and the mock sleeps (≥ 1 ms, a timer
+   * tick) only when it is ahead of schedule, so 20,000 tokens at 0.075 ms take
+   * about 1.5 s instead of the ≥ 20 s that a 1 ms `chunkDelayMs` would.
+   */
+  chunkIntervalMs?: number;
+  /** Record when each SSE event was written, in `RecordedCall.chunkWrittenAt` (benchmarks). */
+  recordChunkTimes?: boolean;
   /** Delay before the first chunk (headers are sent at once), default 0. */
   firstTokenDelayMs?: number;
   /** Destroy the socket after this many SSE events (a broken stream). */

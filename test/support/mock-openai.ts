@@ -50,6 +50,13 @@ export interface RecordedCall {
   firstTokenAt?: number;
   /** When the response ended, or the socket was closed or dropped. */
   endAt?: number;
+  /**
+   * Only with `recordChunkTimes`: `performance.now()` right after each SSE
+   * event was written, one entry per event in order (content, reasoning and
+   * tool-call deltas, then the finish event; the usage event is not included).
+   * For a `tokens` step without reasoning, entry `i` is token `i`.
+   */
+  chunkWrittenAt?: number[];
 }
 
 export interface MockOpenAI {
@@ -167,15 +174,23 @@ async function streamReply(res: ServerResponse, step: MockStep, call: RecordedCa
   );
   if (includeUsage) events.push(chunk([], usageOf(step, call.body)));
 
+  const written: number[] | undefined = step.recordChunkTimes ? [] : undefined;
+  if (written) call.chunkWrittenAt = written;
+  let pacedFrom = 0;
   for (const [i, event] of events.entries()) {
     if (res.destroyed) return;
     if (step.dropAfterChunks !== undefined && i >= step.dropAfterChunks) {
       res.destroy(); // a broken stream: no finish chunk, no [DONE]
       return;
     }
-    if (i > 0) await delay(step.chunkDelayMs);
+    if (step.chunkIntervalMs !== undefined) {
+      if (i > 0) await delay(Math.ceil(pacedFrom + i * step.chunkIntervalMs - performance.now()));
+    } else if (i > 0) await delay(step.chunkDelayMs);
     res.write(event);
-    if (call.firstTokenAt === undefined && deltas[i]?.isToken) call.firstTokenAt = performance.now();
+    const now = performance.now();
+    if (i === 0) pacedFrom = now; // the schedule counts from the first event's write
+    if (written && i < deltas.length) written.push(now);
+    if (call.firstTokenAt === undefined && deltas[i]?.isToken) call.firstTokenAt = now;
   }
   res.end("data: [DONE]\n\n");
 }

@@ -212,6 +212,22 @@ describe("scripts and recording", () => {
     expect(call!.firstTokenAt! - call!.at).toBeGreaterThanOrEqual(35);
     expect(call!.endAt! - call!.firstTokenAt!).toBeGreaterThanOrEqual(25);
   });
+
+  it("Should pace a stream with a fractional chunkIntervalMs and record when each event was written", async () => {
+    mock.setScript("paced", [{ tokens: 400, chunkIntervalMs: 0.1, recordChunkTimes: true }]);
+    expect(contents(await streamChunks(withKey("paced")))).toHaveLength(400);
+    const [call] = mock.calls("paced");
+    const written = call!.chunkWrittenAt!;
+    expect(written).toHaveLength(401); // 400 tokens and the finish event
+    expect(written[0]).toBe(call!.firstTokenAt);
+    for (let i = 1; i < written.length; i++) {
+      expect(written[i]!).toBeGreaterThanOrEqual(written[i - 1]!);
+      // Never ahead of schedule: event i is written no earlier than i × 0.1 ms after the first.
+      expect(written[i]! - written[0]!).toBeGreaterThanOrEqual(i * 0.1 - 1e-6);
+    }
+    // Paced, not one timer tick per token (which would take ≥ 400 ms).
+    expect(written[400]! - written[0]!).toBeLessThan(300);
+  });
 });
 
 describe("HTTP control API", () => {
