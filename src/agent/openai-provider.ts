@@ -1,9 +1,11 @@
 /**
  * `ModelProvider` over the `openai` package, against any OpenAI-compatible
- * base URL. Retries are the turn loop's job, so the client's own are off.
+ * base URL. The package makes the request (auth, errors, abort); the stream is
+ * read by `sseChunks`. Retries are the turn loop's job, so the client's own are off.
  */
 import OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { sseChunks, StreamedError } from "./sse-chunks.js";
 import {
   ProviderError,
   type FinishReason,
@@ -22,9 +24,9 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelDelta, ModelResult> {
-    let stream: AsyncIterable<ChatCompletionChunk>;
+    let response: Response;
     try {
-      stream = await this.#client.chat.completions.create(
+      response = await this.#client.chat.completions.create(
         {
           model: request.model,
           messages: request.messages,
@@ -34,7 +36,7 @@ export class OpenAIProvider implements ModelProvider {
           ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
         },
         { signal: request.signal },
-      );
+      ).asResponse();
     } catch (err) {
       throw toProviderError(err, request.signal);
     }
@@ -42,7 +44,8 @@ export class OpenAIProvider implements ModelProvider {
     let finishReason: FinishReason = "unknown";
     let usage: ModelResult["usage"];
     try {
-      for await (const chunk of stream) {
+      if (!response.body) throw new Error("the model API answered without a body");
+      for await (const chunk of sseChunks(response.body)) {
         if (chunk.usage) {
           usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
         }
@@ -91,6 +94,7 @@ function normalizeFinish(reason: string): FinishReason {
 
 function toProviderError(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return err; // the turn loop reports cancellation, not a failure
+  if (err instanceof StreamedError) return new ProviderError(`model API stream error: ${err.message}`, undefined, false, { cause: err });
   if (err instanceof OpenAI.APIError && err.status !== undefined) {
     const status = err.status;
     const retryable = status === 429 || status >= 500;

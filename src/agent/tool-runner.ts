@@ -8,15 +8,25 @@ import type { ModelToolCall, ToolSpec } from "./model-provider.js";
 import type { TurnDeps } from "./turn-loop.js";
 import { ToolError, type AnyTool } from "../tools/tool.js";
 
+/** Tool specs are the same for every turn; converting zod to JSON Schema each time costs ~1 ms. */
+const specCache = new WeakMap<AnyTool, ToolSpec>();
+
 export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
-  return tools.map((tool) => ({
-    type: "function",
-    function: {
-      name: tool.name,
-      description: tool.description,
-      parameters: z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>,
-    },
-  }));
+  return tools.map((tool) => {
+    let spec = specCache.get(tool);
+    if (!spec) {
+      spec = {
+        type: "function",
+        function: {
+          name: tool.name,
+          description: tool.description,
+          parameters: z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>,
+        },
+      };
+      specCache.set(tool, spec);
+    }
+    return spec;
+  });
 }
 
 export async function runToolCall(

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ChunkCoalescer, type ChunkKind } from "../../../src/agent/chunk-coalescer.js";
+import { ChunkCoalescer, MAX_BUFFERED_DELTAS, type ChunkKind } from "../../../src/agent/chunk-coalescer.js";
 
 let sent: Array<[ChunkKind, string]>;
 const record = (kind: ChunkKind, text: string) => void sent.push([kind, text]);
@@ -110,5 +110,31 @@ describe("ChunkCoalescer", () => {
     c.flush();
     vi.advanceTimersByTime(100);
     expect(sent).toHaveLength(2);
+  });
+});
+
+describe("ChunkCoalescer under a backlog", () => {
+  it("flushes on push once the window has passed, even if its timer never got to run", () => {
+    let clock = 0;
+    const sent: string[] = [];
+    const c = new ChunkCoalescer((_, text) => sent.push(text), 5, () => clock);
+    c.push("text", "first");
+    c.push("text", "a");
+    clock = 3;
+    c.push("text", "b");
+    expect(sent).toEqual(["first"]);
+    clock = 5;
+    c.push("text", "c");
+    expect(sent).toEqual(["first", "abc"]);
+    c.flush();
+  });
+
+  it("flushes after MAX_BUFFERED_DELTAS pieces whatever the clock says", () => {
+    const sent: string[] = [];
+    const c = new ChunkCoalescer((_, text) => sent.push(text), 1_000, () => 0);
+    c.push("text", "first");
+    for (let i = 0; i < MAX_BUFFERED_DELTAS; i++) c.push("text", "x");
+    expect(sent).toEqual(["first", "x".repeat(MAX_BUFFERED_DELTAS)]);
+    c.flush();
   });
 });

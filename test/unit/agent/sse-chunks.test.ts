@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { sseChunks, StreamedError } from "../../../src/agent/sse-chunks.js";
+
+function body(...parts: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(encoder.encode(part));
+      controller.close();
+    },
+  });
+}
+
+async function collect(stream: ReadableStream<Uint8Array>) {
+  const out: unknown[] = [];
+  for await (const chunk of sseChunks(stream)) out.push(chunk);
+  return out;
+}
+
+const event = (n: number) => `data: {"id":"c","choices":[{"index":0,"delta":{"content":"t${n}"}}]}`;
+
+describe("sseChunks", () => {
+  it("parses events split anywhere across reads and stops at [DONE]", async () => {
+    const text = `${event(1)}\n\n${event(2)}\n\ndata: [DONE]\n\n${event(3)}\n\n`;
+    const parts = [text.slice(0, 7), text.slice(7, 70), text.slice(70, 71), text.slice(71)];
+    const chunks = (await collect(body(...parts))) as { choices: { delta: { content: string } }[] }[];
+    expect(chunks.map((c) => c.choices[0]!.delta.content)).toEqual(["t1", "t2"]);
+  });
+
+  it("handles CRLF line endings, even when a CR and its LF arrive in different reads", async () => {
+    const chunks = await collect(body(`${event(1)}\r`, `\n\r\n${event(2)}\r\n\r\n`));
+    expect(chunks).toHaveLength(2);
+  });
+
+  it("skips comments and keep-alives and joins multi-line data", async () => {
+    const chunks = await collect(body(": keep-alive\n\n", 'data: {"id":"c",\ndata: "choices":[]}\n\n'));
+    expect(chunks).toEqual([{ id: "c", choices: [] }]);
+  });
+
+  it("ends cleanly when the stream closes without [DONE]", async () => {
+    expect(await collect(body(`${event(1)}\n\n`))).toHaveLength(1);
+  });
+
+  it("throws a StreamedError for an error event", async () => {
+    await expect(collect(body('data: {"error":{"message":"overloaded"}}\n\n'))).rejects.toThrow(StreamedError);
+  });
+});
