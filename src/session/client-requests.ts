@@ -37,8 +37,15 @@ export class ClientRequests {
   #next = 1;
   readonly #pending = new Map<string, Pending>();
 
-  /** @param sessionId read lazily: a new session object learns its id at `create`. */
-  constructor(private readonly sessionId: () => string) {}
+  /**
+   * @param sessionId read lazily: a new session object learns its id at `create`.
+   * @param withdraw called when the agent stops waiting (timeout, cancelled turn) for a request
+   *   still with an editor, so the editor can close its dialog (`$/cancel_request`).
+   */
+  constructor(
+    private readonly sessionId: () => string,
+    private readonly withdraw: (connectionId: string, requestId: string) => void = () => undefined,
+  ) {}
 
   /** Builds the frame to send and a promise of the editor's answer. */
   open(
@@ -52,9 +59,9 @@ export class ClientRequests {
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer =
         options.timeoutMs !== undefined
-          ? setTimeout(() => this.#fail(id, new Error(`the editor did not answer ${method} within ${options.timeoutMs} ms`)), options.timeoutMs)
+          ? setTimeout(() => this.#abandon(id, new Error(`the editor did not answer ${method} within ${options.timeoutMs} ms`)), options.timeoutMs)
           : undefined;
-      const onAbort = () => this.#fail(id, AcpError.requestCancelled());
+      const onAbort = () => this.#abandon(id, AcpError.requestCancelled());
       options.signal?.addEventListener("abort", onAbort, { once: true });
       const pending: Pending = {
         connectionId,
@@ -121,6 +128,13 @@ export class ClientRequests {
     for (const [id, pending] of this.#pending) {
       if (pending.connectionId === connectionId) this.#fail(id, new Error("the editor connection closed before answering"));
     }
+  }
+
+  /** Stops waiting on a request an editor may still be showing, and tells that editor. */
+  #abandon(id: string, error: Error): void {
+    const connectionId = this.#pending.get(id)?.connectionId;
+    this.#fail(id, error);
+    if (connectionId) this.withdraw(connectionId, id);
   }
 
   #fail(id: string, error: Error): void {

@@ -37,7 +37,12 @@ export class SessionRuntime {
   readonly requests: ClientRequests;
 
   constructor(readonly ports: RuntimePorts) {
-    this.requests = new ClientRequests(() => ports.store.record()?.sessionId ?? "");
+    this.requests = new ClientRequests(
+      () => ports.store.record()?.sessionId ?? "",
+      (connectionId, requestId) => {
+        if (this.#attached.has(connectionId)) this.outbox(connectionId).push(notificationFrame("$/cancel_request", { requestId }));
+      },
+    );
     for (const row of ports.store.attachments()) {
       this.#attached.set(row.connectionId, JSON.parse(row.clientCaps) as ClientCapabilities);
     }

@@ -62,6 +62,12 @@ const AGENT_REQUEST_TYPES: Record<string, string> = {
   "terminal/kill": "KillTerminalRequest",
 };
 
+const AGENT_NOTIFICATION_TYPES: Record<string, string> = {
+  "session/update": "SessionNotification",
+  // Protocol-level: the agent withdraws a request it no longer waits for.
+  "$/cancel_request": "CancelRequestNotification",
+};
+
 type Frame = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
 
 /** Follows one connection: remembers the client's request methods to check the answers. */
@@ -85,7 +91,8 @@ export class AgentFrameValidator {
     const base = validator("$agent");
     if (!base(frame)) return ajv.errorsText(base.errors, { dataVar: "frame" });
     if (frame.method !== undefined) {
-      const type = frame.id === undefined ? (frame.method === "session/update" ? "SessionNotification" : null) : AGENT_REQUEST_TYPES[frame.method];
+      const type =
+        frame.id === undefined ? AGENT_NOTIFICATION_TYPES[frame.method] : AGENT_REQUEST_TYPES[frame.method];
       if (type) return check(type, frame.params, "params");
       return frame.method.startsWith("_") ? null : `agent sent unknown method ${frame.method}`;
     }

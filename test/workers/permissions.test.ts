@@ -208,6 +208,10 @@ describe("when no answer comes", () => {
     expect(editor.outcome(sessionId, "w1")).toMatchObject({ status: "failed", content: [text(reason)] });
     expect(toolResults(turn.calls[1])).toEqual({ w1: `Error: ${reason}` });
     expect(editor.requests("fs/write_text_file")).toEqual([]);
+    // The editor is told to withdraw the dialog nobody waits for any more.
+    const asked = editor.client.frames.find((f) => f.method === "session/request_permission")!;
+    const withdrawn = editor.client.frames.filter((f) => f.method === "$/cancel_request");
+    expect(withdrawn.map((f) => f.params)).toEqual([{ requestId: asked.id }]);
     editor.close();
   });
 
@@ -221,6 +225,8 @@ describe("when no answer comes", () => {
     expect((await running.response).result).toEqual({ stopReason: "cancelled" });
     expect(editor.outcome(sessionId, "w1")).toMatchObject({ status: "failed", content: [text("Cancelled by the user.")] });
     expect(editor.methods()).toEqual(["fs/read_text_file", "session/request_permission"]);
+    const asked = editor.client.frames.find((f) => f.method === "session/request_permission")!;
+    await editor.client.next((f) => f.method === "$/cancel_request" && f.params.requestId === asked.id, 5_000, 0);
     editor.close();
   });
 

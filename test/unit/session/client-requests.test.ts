@@ -145,4 +145,23 @@ describe("ClientRequests", () => {
     expect(((await outcome) as Error).message).toBe("the editor connection closed and no editor reattached within 30 s");
     expect(requests.adopt("conn-b")).toEqual([]);
   });
+
+  it("withdraws a request from its editor when it times out or its turn is cancelled, not when answered", async () => {
+    vi.useFakeTimers();
+    const withdrawn: [string, string][] = [];
+    const requests = new ClientRequests(() => "s", (connectionId, id) => withdrawn.push([connectionId, id]));
+    const timed = requests.open("conn-a", "session/request_permission", {}, { timeoutMs: 1_000 });
+    const controller = new AbortController();
+    const aborted = requests.open("conn-b", "terminal/wait_for_exit", {}, { signal: controller.signal });
+    const answered = requests.open("conn-a", "fs/read_text_file", {}, { timeoutMs: 1_000 });
+    requests.settle({ id: idOf(answered.frame), result: {} });
+    const outcomes = [timed.answer.catch(() => "failed"), aborted.answer.catch(() => "failed")];
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await Promise.all(outcomes)).toEqual(["failed", "failed"]);
+    expect(withdrawn).toEqual([
+      ["conn-b", idOf(aborted.frame)],
+      ["conn-a", idOf(timed.frame)],
+    ]);
+  });
 });
