@@ -9,6 +9,7 @@ import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
 import type { ChatMessage } from "../agent/model-provider.js";
 import { promptText } from "../agent/prompt-content.js";
+import { unansweredToolResults } from "../agent/history-repair.js";
 import { titleFromPrompt } from "../agent/session-title.js";
 import type { TurnOutcome } from "../agent/turn-loop.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -91,7 +92,11 @@ export class PromptRunner {
     const cut = [...this.runtime.store.promptsIn("running"), ...this.runtime.store.promptsIn("queued")];
     if (cut.length === 0) return;
     const texts = cut.map((r) => promptText(r.prompt));
-    this.runtime.store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
+    const { store } = this.runtime;
+    for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) {
+      store.appendHistory(message);
+    }
+    store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
     this.runtime.emit(
       agentMessageChunk(
         `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,

@@ -51,6 +51,34 @@ describe("durability", () => {
     b.close();
   });
 
+  it("closes tool calls a restart left without results, so the next turn's model call is valid", async () => {
+    const key = uniqueKey();
+    // The model asks to read a file; the editor never answers, and then every object is evicted.
+    await mockScript(key, [{ toolCalls: [{ id: "call_1", name: "read_file", arguments: { path: `${CWD}/a.ts` } }] }, { text: "fresh" }]);
+    const a = await TestClient.ready({}, { fs: { readTextFile: true } });
+    a.onRequest("fs/read_text_file", () => new Promise(() => undefined));
+    const sessionId = await a.newSession(CWD);
+    void a.prompt(sessionId, `read it [[mock:${key}]]`);
+    await a.next((f) => f.method === "fs/read_text_file");
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    const b = await TestClient.ready();
+    await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    expect((await b.prompt(sessionId, "try again").response).result).toEqual({ stopReason: "end_turn" });
+    const calls = await mockCalls(key);
+    expect(calls).toHaveLength(2);
+    const roles = calls[1].body.messages.map((m: { role: string }) => m.role);
+    expect(roles).toEqual(["system", "user", "assistant", "tool", "user"]);
+    expect(calls[1].body.messages[3]).toEqual({
+      role: "tool",
+      tool_call_id: "call_1",
+      content: "Not run: the service restarted during this turn.",
+    });
+    a.close();
+    b.close();
+  });
+
   it("replays a log longer than one delivery batch and one read page without losing or repeating a frame", async () => {
     const key = uniqueKey();
     const TOKENS = 1_150;
