@@ -51,12 +51,14 @@ export class SessionKernel {
       this.#indexUpdate({ mode: record.mode, model: record.model }),
     );
     const settings = this.settings;
+    // One client for the object's lifetime: building it per turn is measurable on the first-token path.
+    const provider = settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null;
     // `delegate_task` is in the registry only while this session may delegate.
     const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.delegation.canDelegate() });
     const ports: PromptPorts = {
       settings,
       sessionSettings: this.sessionSettings,
-      provider: () => (settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null),
+      provider: () => provider,
       tools,
       toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools }, connectionId),
       permissionRules: new PermissionRuleStore(env.DB),
