@@ -1,29 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeService } from "./fake-service.js";
+import { describe, expect, it } from "vitest";
+import { useFakeService } from "./fixture.js";
 import { chunkTexts, INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
 
-let service: FakeService;
-let proxy: ProxyProcess | undefined;
-
-beforeEach(async () => {
-  service = await FakeService.start();
-});
-
-afterEach(async () => {
-  proxy?.kill();
-  proxy = undefined;
-  await service.stop();
-});
+const fx = useFakeService();
 
 function startProxy(extraArgs: string[] = []): ProxyProcess {
-  proxy = new ProxyProcess(["--url", service.url, ...extraArgs], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
-  return proxy;
+  return fx.spawn(["--url", fx.service.url, ...extraArgs], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
 }
 
 describe("pass-through", () => {
   it("carries a full conversation, including a permission request to the editor, unchanged both ways", async () => {
     const p = startProxy();
-    service.turn = { updates: 3, intervalMs: 5, askPermission: true, stopReason: "end_turn" };
+    fx.service.turn = { updates: 3, intervalMs: 5, askPermission: true, stopReason: "end_turn" };
 
     const init = await p.request("initialize", INIT_PARAMS);
     expect(init["result"]).toMatchObject({ protocolVersion: 1, agentInfo: { name: "hermes-edge" } });
@@ -40,7 +28,7 @@ describe("pass-through", () => {
     expect(chunkTexts(p.messages, sessionId)).toEqual([1, 2, 3].map((i) => `chunk ${i} (permission: allow)`));
 
     // What the service received is what the editor sent, byte-for-byte in value.
-    const prompt = service.receivedMethods("session/prompt")[0]?.message;
+    const prompt = fx.service.receivedMethods("session/prompt")[0]?.message;
     expect(prompt).toEqual({ jsonrpc: "2.0", id: 100, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
     // The seq metadata and the turn_ended notification reach the editor too.
     expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(1);
@@ -68,8 +56,8 @@ describe("pass-through", () => {
     await p.request("initialize", INIT_PARAMS);
     p.closeStdin();
     expect((await p.exited).code).toBe(0);
-    await waitUntil(() => service.closeCodes.length > 0);
-    expect(service.closeCodes).toEqual([1000]);
+    await waitUntil(() => fx.service.closeCodes.length > 0);
+    expect(fx.service.closeCodes).toEqual([1000]);
   });
 
   it.each(["SIGTERM", "SIGINT"] as const)("exits 0 on %s after closing the socket cleanly", async (signal) => {
@@ -77,8 +65,8 @@ describe("pass-through", () => {
     await p.request("initialize", INIT_PARAMS);
     p.child.kill(signal);
     expect(await p.exited).toEqual({ code: 0, signal: null });
-    await waitUntil(() => service.closeCodes.length > 0);
-    expect(service.closeCodes).toEqual([1000]);
+    await waitUntil(() => fx.service.closeCodes.length > 0);
+    expect(fx.service.closeCodes).toEqual([1000]);
   });
 
   it("keeps log lines off stdout even at debug level", async () => {

@@ -1,23 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeService } from "./fake-service.js";
+import { describe, expect, it } from "vitest";
+import { useFakeService } from "./fixture.js";
 import { chunkTexts, INIT_PARAMS, isolatedEnv, ProxyProcess, type Message } from "./proxy-process.js";
 
-let service: FakeService;
-let proxy: ProxyProcess | undefined;
-
-beforeEach(async () => {
-  service = await FakeService.start();
-});
-
-afterEach(async () => {
-  proxy?.kill();
-  proxy = undefined;
-  await service.stop();
-});
+const fx = useFakeService();
 
 async function startSession(): Promise<{ p: ProxyProcess; sessionId: string }> {
-  const p = new ProxyProcess(["--url", service.url, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
-  proxy = p;
+  const p = fx.spawn(["--url", fx.service.url, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
   await p.request("initialize", INIT_PARAMS);
   const created = await p.request("session/new", { cwd: "/project", mcpServers: [] });
   return { p, sessionId: (created["result"] as { sessionId: string }).sessionId };
@@ -29,7 +17,7 @@ const responsesTo = (p: ProxyProcess, id: number) => p.messages.filter((m: Messa
 describe("reconnect", () => {
   it("delivers every update exactly once, in order, and answers the prompt when the socket is cut mid-turn", async () => {
     const { p, sessionId } = await startSession();
-    service.turn = { updates: 12, intervalMs: 40, cutAfter: 3, stopReason: "end_turn" };
+    fx.service.turn = { updates: 12, intervalMs: 40, cutAfter: 3, stopReason: "end_turn" };
 
     p.send({ id: 10, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "long task" }] } });
     const done = await p.waitFor((m) => m.id === 10 && "result" in m, 10_000, "prompt answer");
@@ -40,7 +28,7 @@ describe("reconnect", () => {
     expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(1);
 
     // The proxy re-initialized with the editor's params under its own id, then resumed after seq 3.
-    const second = service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message);
+    const second = fx.service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message);
     expect(second[0]).toMatchObject({ id: expect.stringMatching(/^hermes-proxy:/), method: "initialize", params: INIT_PARAMS });
     expect(second[1]).toMatchObject({
       id: expect.stringMatching(/^hermes-proxy:/),
@@ -54,7 +42,7 @@ describe("reconnect", () => {
 
   it("answers the prompt from the replayed turn_ended when the turn finished during the outage, and sends queued requests after re-attach", async () => {
     const { p, sessionId } = await startSession();
-    service.turn = { updates: 5, intervalMs: 10, cutAfter: 2, stopReason: "max_tokens" };
+    fx.service.turn = { updates: 5, intervalMs: 10, cutAfter: 2, stopReason: "max_tokens" };
 
     p.send({ id: 20, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "short" }] } });
     await p.waitForStderr(/connection to the service closed/);
@@ -67,14 +55,14 @@ describe("reconnect", () => {
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(5));
     expect(responsesTo(p, 20)).toHaveLength(1);
 
-    const order = service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"]);
+    const order = fx.service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"]);
     expect(order).toEqual(["initialize", "session/resume", "_test/echo"]);
   });
 
   it("never forwards a seq twice, even when the service replays more than was asked for", async () => {
     const { p, sessionId } = await startSession();
-    service.replayEverything = true;
-    service.turn = { updates: 8, intervalMs: 30, cutAfter: 4, stopReason: "end_turn" };
+    fx.service.replayEverything = true;
+    fx.service.turn = { updates: 8, intervalMs: 30, cutAfter: 4, stopReason: "end_turn" };
 
     p.send({ id: 40, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
     await p.waitFor((m) => m.id === 40 && "result" in m, 10_000, "prompt answer");
@@ -85,10 +73,10 @@ describe("reconnect", () => {
 
   it("re-sends a prompt whose frame was lost with the connection, once, and answers it from the re-sent run", async () => {
     const { p, sessionId } = await startSession();
-    service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };
+    fx.service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };
     // A finished turn first, so the resume reports a lastRequestId that is not the lost prompt's.
     const first = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] });
-    service.losePrompts = 1;
+    fx.service.losePrompts = 1;
 
     p.send({ id: 50, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "two" }] } });
     const done = await p.waitFor((m) => m.id === 50 && !("method" in m), 10_000, "prompt answer");
@@ -96,25 +84,25 @@ describe("reconnect", () => {
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(responsesTo(p, 50)).toHaveLength(1);
     expect(chunkTexts(p.messages, sessionId)).toEqual(["chunk 1", "chunk 2", "chunk 1", "chunk 2"]);
-    const prompts = service.receivedMethods("session/prompt").map((r) => [r.connectionId, r.message["id"]]);
+    const prompts = fx.service.receivedMethods("session/prompt").map((r) => [r.connectionId, r.message["id"]]);
     expect(prompts).toEqual([
       ["conn-1", first.id],
       ["conn-1", 50],
       ["conn-2", 50],
     ]);
     // Re-sent after the re-attach, never before it.
-    const order = service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"]);
+    const order = fx.service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"]);
     expect(order).toEqual(["initialize", "session/resume", "session/prompt"]);
     expect(p.stderr).toMatch(/never received prompt 50/);
   });
 
   it("answers a lost prompt with a clear error when its re-sent copy is lost too", async () => {
     const { p, sessionId } = await startSession();
-    service.losePrompts = 2;
+    fx.service.losePrompts = 2;
     p.send({ id: 60, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "unlucky" }] } });
     const done = await p.waitFor((m) => m.id === 60, 15_000, "prompt answer");
     expect(done["error"]).toMatchObject({ code: -32603, data: { reason: "prompt_lost" } });
-    expect(service.receivedMethods("session/prompt")).toHaveLength(2);
+    expect(fx.service.receivedMethods("session/prompt")).toHaveLength(2);
     expect(responsesTo(p, 60)).toHaveLength(1);
   });
 
@@ -122,47 +110,47 @@ describe("reconnect", () => {
     const { p, sessionId } = await startSession();
     // The turn finishes, but the socket is cut before the turn_ended and the response leave the service,
     // and the log entry is not replayed: only the turn state tells the outcome.
-    service.turn = { updates: 2, intervalMs: 5, cutAfter: 2, stopReason: "max_tokens" };
-    service.replayNothing = true;
+    fx.service.turn = { updates: 2, intervalMs: 5, cutAfter: 2, stopReason: "max_tokens" };
+    fx.service.replayNothing = true;
     p.send({ id: 70, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
     const done = await p.waitFor((m) => m.id === 70, 10_000, "prompt answer");
     expect(done["result"]).toEqual({ stopReason: "max_tokens" });
-    expect(service.receivedMethods("session/prompt")).toHaveLength(1);
+    expect(fx.service.receivedMethods("session/prompt")).toHaveLength(1);
   });
 
   it("test hook HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES cuts its own socket once, after N frames from the service", async () => {
     const env = isolatedEnv({ HERMES_EDGE_TOKEN: "good-token", HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "4" });
-    const p = (proxy = new ProxyProcess(["--url", service.url], env));
+    const p = fx.spawn(["--url", fx.service.url], env);
     await p.request("initialize", INIT_PARAMS);
     const created = await p.request("session/new", { cwd: "/project", mcpServers: [] });
     const sessionId = (created["result"] as { sessionId: string }).sessionId;
-    service.turn = { updates: 6, intervalMs: 30, stopReason: "end_turn" };
+    fx.service.turn = { updates: 6, intervalMs: 30, stopReason: "end_turn" };
     // Frames 3 and 4 are chunks 1 and 2: the cut comes mid-turn, from the proxy's side.
     const done = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }, 10_000);
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(6));
     expect(p.stderr).toMatch(/test hook: dropping the connection after 4 frames/);
-    expect(service.receivedMethods("session/resume")).toHaveLength(1);
-    expect(service.receivedMethods("session/resume")[0]?.message).toMatchObject({ params: { _meta: { hermes: { afterSeq: 2 } } } });
+    expect(fx.service.receivedMethods("session/resume")).toHaveLength(1);
+    expect(fx.service.receivedMethods("session/resume")[0]?.message).toMatchObject({ params: { _meta: { hermes: { afterSeq: 2 } } } });
   });
 
   it("survives a service restart between turns without replaying the first turn", async () => {
     const { p, sessionId } = await startSession();
-    service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };
+    fx.service.turn = { updates: 2, intervalMs: 5, stopReason: "end_turn" };
     await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] });
 
-    await service.stop();
+    await fx.service.stop();
     await p.waitForStderr(/connection to the service closed/);
     // Sent while the service is down: waits in the queue.
     p.send({ id: 30, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "two" }] } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await service.listen();
+    await fx.service.listen();
 
     const done = await p.waitFor((m) => m.id === 30 && "result" in m, 15_000, "second prompt answer");
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     // Turn one's two chunks, then turn two's two chunks: none repeated.
     expect(chunkTexts(p.messages, sessionId)).toEqual(["chunk 1", "chunk 2", "chunk 1", "chunk 2"]);
-    const resume = service.receivedMethods("session/resume").at(-1)?.message;
+    const resume = fx.service.receivedMethods("session/resume").at(-1)?.message;
     expect(resume).toMatchObject({ params: { _meta: { hermes: { afterSeq: 3 } } } });
   });
 });
