@@ -82,8 +82,11 @@ export async function runModelTurn(
   const client = over.client ?? clientPortFor(runtime, turn.connectionId);
   const before = store.record()!;
   const window = contextWindowFor(before.model, ports.settings);
-  if (shouldCompact(Math.max(estimateTokens(store.history()), before.lastUsage ?? 0), window)) {
+  // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
+  let history = store.history();
+  if (shouldCompact(Math.max(estimateTokens(history), before.lastUsage ?? 0), window)) {
     await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal, true);
+    history = store.history();
   }
   const record = store.record()!;
   const tools = over.tools ?? ports.toolsForTurn(turn.connectionId);
@@ -103,7 +106,7 @@ export async function runModelTurn(
   return runTurn(
     {
       model: record.model,
-      messages: [{ role: "system", content: over.systemPrompt ?? systemPrompt(record, tools) }, ...store.history()],
+      messages: [{ role: "system", content: over.systemPrompt ?? systemPrompt(record, tools) }, ...history],
       tools,
       reasoningEffort: record.reasoningEffort,
       ...(over.maxModelCalls ? { maxModelCalls: over.maxModelCalls } : {}),
