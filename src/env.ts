@@ -2,12 +2,12 @@
  * The Worker's bindings and configuration, as `wrangler.toml`, `.dev.vars` and
  * production secrets provide them. Values are raw strings; `config.ts` parses them.
  */
-import type { ConnectionObject } from "./durable/connection-object.js";
-import type { SessionObject } from "./durable/session-object.js";
+import type { ConnectionRpc } from "./connection/connection-rpc.js";
+import type { SessionRpc } from "./session/session-rpc.js";
 
 export interface Env {
-  CONNECTION: DurableObjectNamespace<ConnectionObject>;
-  SESSION: DurableObjectNamespace<SessionObject>;
+  CONNECTION: DurableObjectNamespace<ConnectionRpc>;
+  SESSION: DurableObjectNamespace<SessionRpc>;
   DB: D1Database;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;

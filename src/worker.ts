@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
-import { PROTOCOL_HEADER, TENANT_HEADER } from "./durable/connection-object.js";
+import { PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
 import type { Env } from "./env.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
 import { rest } from "./http/rest.js";

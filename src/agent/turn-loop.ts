@@ -34,13 +34,22 @@ export interface TurnDeps {
   retry?: RetryPolicy;
   /** Messages to add before the next model call (e.g. `/steer` guidance). */
   takeInjected?(): ChatMessage[];
+  /**
+   * Called before every model call after the first with the messages so far and
+   * the tokens the last call used; returns replacement messages when it
+   * compacted the history (a long tool loop can outgrow the context window).
+   */
+  beforeModelCall?(messages: ChatMessage[], lastUsage: ModelUsage | undefined): Promise<ChatMessage[] | undefined>;
   /** Observes progress (model call started, tool started/finished) for live status. */
   onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
 }
 
 export interface TurnOutcome {
   stopReason: StopReason;
+  /** The last model call's usage: how full the context is. */
   usage: ModelUsage | undefined;
+  /** Summed over every model call of the turn: what it cost. */
+  totalUsage: ModelUsage;
   modelCalls: number;
   toolsUsed: string[];
   /** Set when the model could not be reached; the conversation already says why. */
@@ -48,14 +57,16 @@ export interface TurnOutcome {
 }
 
 export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
-  const messages = [...input.messages];
+  let messages = [...input.messages];
   const maxCalls = input.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS;
   const specs = toolSpecs(input.tools);
   const toolsUsed = new Set<string>();
   let usage: ModelUsage | undefined;
+  const totalUsage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
   const outcome = (stopReason: StopReason, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
     stopReason,
     usage,
+    totalUsage,
     modelCalls: calls,
     toolsUsed: [...toolsUsed],
     ...extra,
@@ -69,10 +80,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
   while (calls < maxCalls) {
     if (signal.aborted) return outcome("cancelled");
     for (const injected of deps.takeInjected?.() ?? []) push(injected);
+    if (calls > 0 && deps.beforeModelCall) messages = (await deps.beforeModelCall(messages, usage)) ?? messages;
+    if (signal.aborted) return outcome("cancelled");
     calls += 1;
     deps.onProgress?.({ type: "model_call", n: calls });
     const streamed = await streamOnce(input, messages, specs, deps, signal);
-    if (streamed.result?.usage) usage = streamed.result.usage;
+    if (streamed.result?.usage) {
+      usage = streamed.result.usage;
+      totalUsage.promptTokens += usage.promptTokens;
+      totalUsage.completionTokens += usage.completionTokens;
+    }
     if (streamed.text || streamed.result?.toolCalls.length) {
       push(assistantMessage(streamed.text, streamed.result?.toolCalls ?? []));
     }

@@ -10,6 +10,8 @@ export interface ConnectionState {
   protocolVersion: number | null;
   clientCapabilities: ClientCapabilities;
   sessions: string[];
+  /** A binary frame arrived and was logged (once per connection). */
+  binaryIgnored?: boolean;
 }
 
 export class ConnectionStateStore {

@@ -12,57 +12,57 @@ import { AcpError, toJsonRpcError } from "../acp/errors.js";
 import { decodeFrame, errorFrame, resultFrame, type IncomingNotification, type IncomingRequest, type IncomingResponse } from "../acp/jsonrpc.js";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
 import { sessionOfRequestId } from "../session/client-requests.js";
-import type { ConnectionPorts } from "./connection-ports.js";
+import type { Connection } from "./connection.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
 export type InOrder = (work: () => Promise<void>) => Promise<void>;
 
-export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
+export async function dispatchFrame(text: string, connection: Connection, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
   const size = byteLength(text, maxFrameBytes);
   if (size > maxFrameBytes) {
     const error = new AcpError(-32600, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });
-    ports.send(errorFrame(null, error.toJSON()));
+    connection.send(errorFrame(null, error.toJSON()));
     return;
   }
   const decoded = decodeFrame(text);
   switch (decoded.kind) {
     case "invalid":
-      ports.send(errorFrame(decoded.id, decoded.error.toJSON()));
+      connection.send(errorFrame(decoded.id, decoded.error.toJSON()));
       return;
     case "request":
-      return inOrder(() => handleRequest(decoded.message, ports));
+      return inOrder(() => handleRequest(decoded.message, connection));
     case "notification":
-      return inOrder(() => handleNotification(decoded.message, ports));
+      return inOrder(() => handleNotification(decoded.message, connection));
     case "response":
-      return handleResponse(decoded.message, ports);
+      return handleResponse(decoded.message, connection);
   }
 }
 
-async function handleRequest(message: IncomingRequest, ports: ConnectionPorts): Promise<void> {
+async function handleRequest(message: IncomingRequest, connection: Connection): Promise<void> {
   try {
-    if (message.method !== "initialize" && !ports.state.get()?.initialized) {
+    if (message.method !== "initialize" && !connection.state.get()?.initialized) {
       throw AcpError.invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
     }
     const spec = REQUEST_METHODS[message.method];
     if (!spec) throw AcpError.methodNotFound(message.method);
     const parsed = spec.params.safeParse(message.params ?? {});
     if (!parsed.success) throw AcpError.invalidParams(parsed.error.issues);
-    const result = await spec.handler(parsed.data, { ports, id: message.id });
-    if (result !== DEFERRED) ports.send(resultFrame(message.id, result));
+    const result = await spec.handler(parsed.data, { connection, id: message.id });
+    if (result !== DEFERRED) connection.send(resultFrame(message.id, result));
   } catch (err) {
-    ports.send(errorFrame(message.id, toJsonRpcError(err)));
+    connection.send(errorFrame(message.id, toJsonRpcError(err)));
   }
 }
 
 /** Notifications get no answer, so bad ones are dropped (and logged). */
-async function handleNotification(message: IncomingNotification, ports: ConnectionPorts): Promise<void> {
-  if (!ports.state.get()?.initialized) return;
+async function handleNotification(message: IncomingNotification, connection: Connection): Promise<void> {
+  if (!connection.state.get()?.initialized) return;
   if (message.method === "session/cancel") {
     const parsed = zSessionRef.safeParse(message.params ?? {});
-    if (parsed.success) await ports.session(parsed.data.sessionId).cancel(ports.ref());
+    if (parsed.success) await connection.session(parsed.data.sessionId).cancel(connection.ref());
     else console.warn("ignored malformed session/cancel", parsed.error.issues);
     return;
   }
@@ -71,14 +71,14 @@ async function handleNotification(message: IncomingNotification, ports: Connecti
     if (!parsed.success || parsed.data.requestId === null) return;
     const requestId = parsed.data.requestId;
     // The request may be a prompt queued in any attached session; each ignores ids it does not know.
-    await Promise.all(ports.state.get()!.sessions.map((id) => ports.session(id).cancelRequest(ports.ref(), requestId)));
+    await Promise.all(connection.state.get()!.sessions.map((id) => connection.session(id).cancelRequest(connection.ref(), requestId)));
   }
 }
 
-async function handleResponse(message: IncomingResponse, ports: ConnectionPorts): Promise<void> {
+async function handleResponse(message: IncomingResponse, connection: Connection): Promise<void> {
   const sessionId = sessionOfRequestId(message.id);
-  if (message.id === null || !sessionId || !ports.state.get()?.sessions.includes(sessionId)) return;
-  await ports.session(sessionId).clientResponse(ports.ref().connectionId, {
+  if (message.id === null || !sessionId || !connection.state.get()?.sessions.includes(sessionId)) return;
+  await connection.session(sessionId).clientResponse(connection.ref().connectionId, {
     id: message.id,
     ...(message.error ? { error: message.error } : { result: message.result }),
   });

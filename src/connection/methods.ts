@@ -25,7 +25,7 @@ import {
   zSubagentRef,
 } from "../acp/params.js";
 import { LISTED_KINDS } from "../db/session-index.js";
-import type { ConnectionPorts } from "./connection-ports.js";
+import type { Connection } from "./connection.js";
 import { sessionInfo } from "./session-info.js";
 import { unwrap } from "./unwrap.js";
 
@@ -33,7 +33,7 @@ import { unwrap } from "./unwrap.js";
 export const DEFERRED = Symbol("deferred");
 
 export interface MethodContext {
-  ports: ConnectionPorts;
+  connection: Connection;
   id: JsonRpcId;
 }
 
@@ -45,8 +45,8 @@ export interface MethodSpec<S extends z.ZodType = z.ZodType> {
 const spec = <S extends z.ZodType>(params: S, handler: MethodSpec<S>["handler"]): MethodSpec<S> => ({ params, handler });
 
 export const REQUEST_METHODS: Record<string, MethodSpec> = {
-  initialize: spec(zInitialize, async (params, { ports }) => {
-    ports.state.update({
+  initialize: spec(zInitialize, async (params, { connection }) => {
+    connection.state.update({
       initialized: true,
       protocolVersion: params.protocolVersion,
       clientCapabilities: params.clientCapabilities ?? {},
@@ -62,20 +62,20 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     return {};
   }),
 
-  "session/new": spec(zNewSession, async (params, { ports, id }) => {
+  "session/new": spec(zNewSession, async (params, { connection, id }) => {
     const sessionId = crypto.randomUUID();
-    ports.rememberSession(sessionId);
+    connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] };
-    unwrap(await ports.session(sessionId).create(ports.ref(), id, init), () => ports.forgetSession(sessionId));
+    unwrap(await connection.session(sessionId).create(connection.ref(), id, init), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
 
   "session/load": spec(zLoadSession, (params, ctx) => open(params, ctx, true)),
   "session/resume": spec(zResumeSession, (params, ctx) => open(params, ctx, false)),
 
-  "session/list": spec(zListSessions, async (params, { ports }): Promise<ListSessionsResponse> => {
+  "session/list": spec(zListSessions, async (params, { connection }): Promise<ListSessionsResponse> => {
     try {
-      const page = await ports.index.list(ports.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
+      const page = await connection.index.list(connection.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
@@ -83,70 +83,71 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     }
   }),
 
-  "session/prompt": spec(zPrompt, async (params, { ports, id }) => {
-    unwrap(await ports.session(params.sessionId).prompt(ports.ref(), id, params.prompt));
+  "session/prompt": spec(zPrompt, async (params, { connection, id }) => {
+    unwrap(await connection.session(params.sessionId).prompt(connection.ref(), id, params.prompt));
     return DEFERRED;
   }),
 
-  "session/fork": spec(zForkSession, async (params, { ports, id }) => {
-    const snapshot = unwrap(await ports.session(params.sessionId).forkSnapshot(ports.ref()));
+  "session/fork": spec(zForkSession, async (params, { connection, id }) => {
+    const snapshot = unwrap(await connection.session(params.sessionId).forkSnapshot(connection.ref()));
     const sessionId = crypto.randomUUID();
-    ports.rememberSession(sessionId);
+    connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] };
-    unwrap(await ports.session(sessionId).createFork(ports.ref(), id, init, snapshot), () => ports.forgetSession(sessionId));
+    unwrap(await connection.session(sessionId).createFork(connection.ref(), id, init, snapshot), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
 
-  "session/set_mode": spec(zSetMode, async (params, { ports }) => {
-    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), "mode", params.modeId));
+  "session/set_mode": spec(zSetMode, async (params, { connection }) => {
+    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), "mode", params.modeId));
     return {};
   }),
 
-  "session/set_config_option": spec(zSetConfigOption, async (params, { ports }) =>
-    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), params.configId, params.value)),
+  "session/set_config_option": spec(zSetConfigOption, async (params, { connection }) =>
+    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), params.configId, params.value)),
   ),
 
-  "session/set_model": spec(zSetModel, async (params, { ports }) => {
-    unwrap(await ports.session(params.sessionId).setConfig(ports.ref(), "model", params.modelId));
+  "session/set_model": spec(zSetModel, async (params, { connection }) => {
+    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), "model", params.modelId));
     return {};
   }),
 
-  "session/close": spec(zSessionRef, async (params, { ports }) => {
-    const result = unwrap(await ports.session(params.sessionId).close(ports.ref()));
-    ports.forgetSession(params.sessionId);
+  "session/close": spec(zSessionRef, async (params, { connection }) => {
+    const result = unwrap(await connection.session(params.sessionId).close(connection.ref()));
+    connection.forgetSession(params.sessionId);
     return result;
   }),
 
-  "session/delete": spec(zSessionRef, async (params, { ports }) => {
-    const result = unwrap(await ports.session(params.sessionId).destroy(ports.ref()));
-    ports.forgetSession(params.sessionId);
+  // ACP: deleting an unknown (or already deleted) session succeeds silently; the session object answers `{}`.
+  "session/delete": spec(zSessionRef, async (params, { connection }) => {
+    const result = unwrap(await connection.session(params.sessionId).destroy(connection.ref()));
+    connection.forgetSession(params.sessionId);
     return result;
   }),
 
   // Sub-agent control (custom, `_`-prefixed); any connection of the session's tenant may use them.
-  "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { ports }) =>
-    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "interrupt", subagentId: params.subagentId })),
+  "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { connection }) =>
+    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "interrupt", subagentId: params.subagentId })),
   ),
-  "_hermes/subagents/pause": spec(zSessionRef, async (params, { ports }) =>
-    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "pause" })),
+  "_hermes/subagents/pause": spec(zSessionRef, async (params, { connection }) =>
+    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "pause" })),
   ),
-  "_hermes/subagents/resume": spec(zSessionRef, async (params, { ports }) =>
-    unwrap(await ports.session(params.sessionId).subagents(ports.ref().tenant, { action: "resume" })),
+  "_hermes/subagents/resume": spec(zSessionRef, async (params, { connection }) =>
+    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "resume" })),
   ),
 };
 
 async function open(
   params: z.output<typeof zResumeSession>,
-  { ports, id }: MethodContext,
+  { connection, id }: MethodContext,
   replay: boolean,
 ): Promise<typeof DEFERRED> {
-  ports.rememberSession(params.sessionId);
+  connection.rememberSession(params.sessionId);
   const options = {
     replay,
     afterSeq: afterSeqOf(params._meta),
     cwd: params.cwd,
     ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),
   };
-  unwrap(await ports.session(params.sessionId).open(ports.ref(), id, options), () => ports.forgetSession(params.sessionId));
+  unwrap(await connection.session(params.sessionId).open(connection.ref(), id, options), () => connection.forgetSession(params.sessionId));
   return DEFERRED;
 }

@@ -8,7 +8,7 @@ import type { AnyTool } from "../tools/tool.js";
 
 export const DELEGATE_TOOL_NAME = "delegate_task";
 
-export type ChildRole = "leaf" | "orchestrator";
+export type SubagentRole = "leaf" | "orchestrator";
 
 /** Blocked for every sub-agent, whatever its role. */
 export const ALWAYS_BLOCKED_TOOLS: ReadonlySet<string> = new Set(["memory", "clarify", "send_message"]);
@@ -18,20 +18,20 @@ export const ALWAYS_BLOCKED_TOOLS: ReadonlySet<string> = new Set(["memory", "cla
  * A root may whenever the limit is above 0; a sub-agent only as an orchestrator
  * whose children would still be within `maxDepth`.
  */
-export function mayDelegate(role: ChildRole | undefined, depth: number, maxDepth: number): boolean {
+export function mayDelegate(role: SubagentRole | undefined, depth: number, maxDepth: number): boolean {
   if (depth >= maxDepth) return false;
   return depth === 0 || role === "orchestrator";
 }
 
 /** The tool names a sub-agent at `depth` with `role` does not get. */
-export function blockedToolsFor(role: ChildRole, depth: number, maxDepth: number): ReadonlySet<string> {
+export function blockedToolsFor(role: SubagentRole, depth: number, maxDepth: number): ReadonlySet<string> {
   const blocked = new Set(ALWAYS_BLOCKED_TOOLS);
   if (!mayDelegate(role, depth, maxDepth)) blocked.add(DELEGATE_TOOL_NAME);
   return blocked;
 }
 
 /** The parent's tools minus those the child may not have. */
-export function childTools(tools: AnyTool[], role: ChildRole, depth: number, maxDepth: number): AnyTool[] {
+export function subagentTools(tools: AnyTool[], role: SubagentRole, depth: number, maxDepth: number): AnyTool[] {
   const blocked = blockedToolsFor(role, depth, maxDepth);
   return tools.filter((tool) => !blocked.has(tool.name));
 }

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { DELEGATE_TOOL_NAME } from "./blocked-tools.js";
-import { resultsForModel, type ChildResult } from "./child-result.js";
-import type { DelegatedTask } from "./delegate-port.js";
+import { resultsForModel, type SubagentResult } from "./subagent-result.js";
+import type { DelegatedTask } from "./subagent-spec.js";
 import { TaskBoard } from "./task-board.js";
 import { ToolError, type Tool } from "../tools/tool.js";
 
@@ -57,8 +57,8 @@ export function tasksOf(input: DelegateTaskInput): DelegatedTask[] {
 export const delegateTaskTool: Tool<DelegateTaskInput> = {
   name: DELEGATE_TOOL_NAME,
   description:
-    "Delegate work to sub-agents that run in parallel, each with a fresh context and its own tools (minus delegation, memory, " +
-    "clarify and send_message). Give `goal` (and optional `context`) for one task, or `tasks` for a batch of independent ones. " +
+    "Delegate work to sub-agents that run in parallel, each with a fresh context and this session's tools (never delegation " +
+    "unless as an orchestrator, never the tools that ask the user or keep memory). Give `goal` (and optional `context`) for one task, or `tasks` for a batch of independent ones. " +
     "Sub-agents know nothing of this conversation: put everything they need in goal and context. " +
     "You get back, per task: status (completed, failed, interrupted, timeout), a summary of its final message, model calls, duration, tokens and tools used.",
   kind: "execute",
@@ -68,8 +68,8 @@ export const delegateTaskTool: Tool<DelegateTaskInput> = {
     return n === 1 ? `Delegate: ${(input.goal ?? input.tasks?.[0]?.goal ?? "").slice(0, 80)}` : `Delegate ${n} tasks`;
   },
   async run(input, ctx) {
-    const delegate = ctx.delegate;
-    if (!delegate) throw new ToolError("This session cannot delegate: the sub-agent depth limit is reached.");
+    const subagents = ctx.subagents;
+    if (!subagents) throw new ToolError("This session cannot delegate: the sub-agent depth limit is reached.");
     const tasks = tasksOf(input);
     const board = new TaskBoard(tasks.map((t) => t.goal));
     const publish = () =>
@@ -80,9 +80,9 @@ export const delegateTaskTool: Tool<DelegateTaskInput> = {
         content: board.content(),
         _meta: { hermes: board.meta() },
       });
-    const results: ChildResult[] = await Promise.all(
+    const results: SubagentResult[] = await Promise.all(
       tasks.map((task, taskIndex) =>
-        delegate.spawn(task, {
+        subagents.spawn(task, {
           taskIndex,
           parentToolCallId: ctx.toolCallId,
           client: ctx.client,

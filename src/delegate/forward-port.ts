@@ -9,7 +9,7 @@ import { AcpError } from "../acp/errors.js";
 import { ClientRequestError } from "../session/client-requests.js";
 import { ToolError, type ClientPort } from "../tools/tool.js";
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
-import type { ForwardedRequest, ForwardOutcome } from "./delegate-port.js";
+import type { ForwardedRequest, ForwardOutcome } from "./subagent-spec.js";
 
 export function forwardingClientPort(
   capabilities: ClientCapabilities,

@@ -42,7 +42,7 @@ function relayMeta(meta: Meta, ids: RelayIds): Record<string, unknown> {
 }
 
 /** A child's `tool_call`/`tool_call_update` as the parent session logs and sends it. */
-export function decorateChildUpdate(update: SessionUpdate, ids: RelayIds): SessionUpdate {
+export function decorateSubagentUpdate(update: SessionUpdate, ids: RelayIds): SessionUpdate {
   if (update.sessionUpdate !== "tool_call" && update.sessionUpdate !== "tool_call_update") return update;
   return { ...update, toolCallId: relayedToolCallId(ids.subagentId, update.toolCallId), _meta: relayMeta(update._meta, ids) };
 }

@@ -4,10 +4,10 @@
  * call's `tool_call_update` content. Pure.
  */
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
-import { shortLine, type ChildStatus } from "./child-result.js";
-import type { ChildEvent } from "./delegate-port.js";
+import { shortLine, type SubagentStatus } from "./subagent-result.js";
+import type { SubagentEvent } from "./subagent-spec.js";
 
-type TaskState = "pending" | "queued" | "running" | ChildStatus;
+type TaskState = "pending" | "queued" | "running" | SubagentStatus;
 
 interface Row {
   goal: string;
@@ -33,7 +33,7 @@ export class TaskBoard {
     this.#rows = goals.map((goal) => ({ goal: shortLine(goal, 80), state: "pending", subagentId: null, detail: "" }));
   }
 
-  apply(index: number, event: ChildEvent): void {
+  apply(index: number, event: SubagentEvent): void {
     const row = this.#rows[index];
     if (!row) return;
     row.subagentId = event.subagentId;

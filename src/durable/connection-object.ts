@@ -1,111 +1,58 @@
 /**
- * One Durable Object per transport connection. It holds the hibernatable
- * WebSocket, hands each frame to `dispatchFrame`, and delivers what session
- * objects send. Its state lives in SQLite so hibernation loses nothing.
+ * One Durable Object per transport connection. WebSocket handlers and RPC
+ * only: each is one call into `Connection`, which holds the socket's state
+ * and dispatches its frames. Session objects reach it through `ConnectionRpc`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { maxFrameBytes } from "../config.js";
-import type { ConnectionPorts } from "../connection/connection-ports.js";
-import { ConnectionStateStore } from "../connection/connection-state.js";
-import { dispatchFrame, serialQueue } from "../connection/dispatch.js";
-import { SessionIndex } from "../db/session-index.js";
+import { Connection } from "../connection/connection.js";
+import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
-import type { SessionObject } from "./session-object.js";
+import { guarded, type EntryContext } from "./entry-point.js";
 
-/** Internal headers the Worker sets after authenticating; clients never reach this object directly. */
-export const TENANT_HEADER = "X-Hermes-Tenant";
-export const PROTOCOL_HEADER = "X-Hermes-Protocol";
-export const CONNECTION_ID_HEADER = "Acp-Connection-Id";
 
-export class ConnectionObject extends DurableObject<Env> {
-  readonly #state: ConnectionStateStore;
-  readonly #stubs = new Map<string, DurableObjectStub<SessionObject>>();
-  readonly #ports: ConnectionPorts;
-  /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
-  readonly #inOrder = serialQueue();
+export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {
+  readonly #connection: Connection;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#state = new ConnectionStateStore(ctx.storage.sql);
-    this.#ports = {
-      state: this.#state,
-      index: new SessionIndex(env.DB),
-      session: (id) => this.#stub(id),
-      ref: () => {
-        const s = this.#state.get()!;
-        return { connectionId: this.ctx.id.toString(), tenant: s.tenant, clientCapabilities: s.clientCapabilities };
-      },
-      rememberSession: (id) => {
-        const s = this.#state.get()!;
-        if (!s.sessions.includes(id)) this.#state.update({ sessions: [...s.sessions, id] });
-      },
-      forgetSession: (id) => this.#state.update({ sessions: this.#state.get()!.sessions.filter((s) => s !== id) }),
-      send: (frame) => this.#socket()?.send(frame),
-    };
+    this.#connection = new Connection(ctx, env);
   }
 
   override async fetch(request: Request): Promise<Response> {
-    const tenant = request.headers.get(TENANT_HEADER);
-    if (!tenant || request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-      return new Response("expected an authenticated WebSocket upgrade", { status: 400 });
-    }
-    const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server);
-    this.#state.save({ tenant, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [] });
-    const headers = new Headers({ [CONNECTION_ID_HEADER]: this.ctx.id.toString() });
-    const protocol = request.headers.get(PROTOCOL_HEADER);
-    if (protocol) headers.set("Sec-WebSocket-Protocol", protocol);
-    return new Response(null, { status: 101, webSocket: client, headers });
+    const failed = new Response("the connection could not be set up", { status: 500 });
+    return guarded(this.#where("fetch"), failed, () => this.#connection.accept(request));
   }
 
-  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    if (typeof message !== "string") {
-      ws.close(1003, "binary frames are not supported: send one JSON-RPC message per text frame");
-      return;
-    }
-    await dispatchFrame(message, this.#ports, maxFrameBytes(this.env), this.#inOrder);
+  override async webSocketMessage(_ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await guarded(this.#where("webSocketMessage"), undefined, () => this.#connection.receive(message));
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    await this.#release();
     try {
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
-    } catch {
-      // already closed
+      await guarded(this.#where("webSocketClose"), undefined, () => this.#connection.release());
+    } finally {
+      // 1005 (no status) and 1006 (abnormal) describe the peer's side; they are never sent back.
+      closeQuietly(ws, code === 1005 || code === 1006 ? 1000 : code);
     }
   }
 
   override async webSocketError(): Promise<void> {
-    await this.#release();
+    await guarded(this.#where("webSocketError"), undefined, () => this.#connection.release());
   }
 
-  /** Session objects push frames here; false tells them this connection is gone. */
-  deliver(frames: string[]): boolean {
-    const ws = this.#socket();
-    if (!ws) return false;
-    for (const frame of frames) ws.send(frame);
-    return true;
+  deliver(frames: string[]): Promise<boolean> {
+    return guarded(this.#where("deliver"), false, () => this.#connection.deliver(frames));
   }
 
-  #socket(): WebSocket | undefined {
-    return this.ctx.getWebSockets().find((ws) => ws.readyState === WebSocket.OPEN);
+  #where(method: string): EntryContext {
+    return { class: "ConnectionObject", method, connectionId: this.#connection.id };
   }
+}
 
-  #stub(sessionId: string): DurableObjectStub<SessionObject> {
-    let stub = this.#stubs.get(sessionId);
-    if (!stub) {
-      // One stub per session keeps calls to it in the order they were made.
-      stub = this.env.SESSION.get(this.env.SESSION.idFromName(sessionId));
-      this.#stubs.set(sessionId, stub);
-    }
-    return stub;
-  }
-
-  async #release(): Promise<void> {
-    const state = this.#state.get();
-    if (!state) return;
-    const connectionId = this.ctx.id.toString();
-    await Promise.allSettled(state.sessions.map((id) => this.#stub(id).detach(connectionId)));
-    this.#state.clear();
+function closeQuietly(ws: WebSocket, code: number): void {
+  try {
+    ws.close(code, "closing");
+  } catch {
+    // already closed
   }
 }

@@ -1,189 +1,107 @@
 /**
  * One Durable Object per ACP session (a sub-agent or a fork is a session too).
- * It owns the session's storage and runs its turns; connection objects call
- * these RPC methods and the session answers through its outboxes, in order.
+ * Entry points and the alarm only: each is one call into `Session`, which
+ * owns the session's storage and runs its turns. Connection objects and
+ * parent sessions call it through the `SessionRpc` interface.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { JsonRpcErrorBody } from "../acp/errors.js";
 import type { JsonRpcId } from "../acp/jsonrpc.js";
+import { resultWithoutRun, type SubagentResult } from "../delegate/subagent-result.js";
+import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
 import type { Env } from "../env.js";
-import type { ChatMessage } from "../agent/model-provider.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
-import { createSession, type CreateSessionInit } from "../session/create-session.js";
-import { SessionKernel } from "../session/session-kernel.js";
-import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "../session/fork.js";
-import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
-import type { ChildResult } from "../delegate/child-result.js";
-import type { ChildSpec, ForwardedRequest, ForwardOutcome } from "../delegate/delegate-port.js";
-import type { SubagentCommand, SubagentControlResult } from "../delegate/delegation.js";
+import type { CreateSessionInit } from "../session/create-session.js";
+import type { ForkSnapshot } from "../session/fork.js";
+import { Session } from "../session/session.js";
+import type { OpenOptions, SessionHistory, SessionRpc } from "../session/session-rpc.js";
+import { answer, guarded, type EntryContext } from "./entry-point.js";
+import type { RpcOutcome } from "./rpc-outcome.js";
 
 const HEARTBEAT_MS = 30_000;
 
-export interface OpenOptions {
-  replay: boolean;
-  afterSeq: number | undefined;
-  cwd: string;
-  additionalDirectories?: string[];
-}
-
-export class SessionObject extends DurableObject<Env> {
-  #kernel!: SessionKernel;
+export class SessionObject extends DurableObject<Env> implements SessionRpc {
+  #session!: Session;
   #running = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => this.#ready());
+    void ctx.blockConcurrencyWhile(async () => this.#start());
   }
 
-  #ready(): void {
-    this.#kernel = new SessionKernel(this.ctx.storage.sql, this.env, {
-      deliver: (connectionId) => (frames) => this.env.CONNECTION.get(this.env.CONNECTION.idFromString(connectionId)).deliver(frames),
-      keepAlive: (running) => this.#keepAlive(running),
-    });
-  }
-
-  /** `session/new`; the response goes out through the outbox so later updates follow it. */
   create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
-    return outcomeOf(async () => {
-      const k = this.#kernel;
-      const result = await createSession(k.store, k.index, k.segments, conn, init, k.settings);
-      k.runtime.attach(conn);
-      await k.answerOpen(conn, requestId, result);
-      return null;
-    });
+    return answer(this.#where("create", conn), () => this.#session.create(conn, requestId, init));
   }
 
-  /** The source side of `session/fork`: everything up to the last completed turn. */
   forkSnapshot(conn: ConnectionRef): Promise<RpcOutcome<ForkSnapshot>> {
-    return outcomeOf(() => {
-      this.#kernel.runtime.own(conn);
-      return takeSnapshot(this.#kernel.store, completedBoundary(this.#kernel.store, this.#kernel.runner.runningTurnStart()));
-    });
+    return answer(this.#where("forkSnapshot", conn), () => this.#session.forkSnapshot(conn));
   }
 
-  /** The new side of `session/fork`: a session made from the snapshot, answered like `session/new`. */
   createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
-    return outcomeOf(async () => {
-      const k = this.#kernel;
-      const source = snapshot.record;
-      const result = await createSession(k.store, k.index, k.segments, conn, {
-        ...init,
-        kind: "fork",
-        parentId: source.sessionId,
-        rootId: source.rootId,
-        model: source.model,
-        mode: source.mode,
-        parentLineage: source.lineage,
-      }, k.settings);
-      const title = source.title ? `Fork: ${source.title}` : null;
-      k.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
-      if (title) await k.index.update(init.sessionId, { title });
-      importSnapshot(k.store, snapshot, init.sessionId);
-      k.runtime.attach(conn);
-      await k.answerOpen(conn, requestId, result);
-      return null;
-    });
+    return answer(this.#where("createFork", conn), () => this.#session.createFork(conn, requestId, init, snapshot));
   }
 
-  /** `session/load` (full replay) and `session/resume` (replay only after `afterSeq`, if given). */
   open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<RpcOutcome<null>> {
-    return outcomeOf(() => this.#kernel.open(conn, requestId, options));
+    return answer(this.#where("open", conn), () => this.#session.open(conn, requestId, options));
   }
 
   prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
-    return outcomeOf(() => {
-      this.#kernel.runtime.ownAttached(conn);
-      this.#kernel.delegation.assertTakesPrompts();
-      this.#kernel.runner.enqueue(conn, requestId, prompt);
-      return null;
-    });
+    return answer(this.#where("prompt", conn), () => this.#session.prompt(conn, requestId, prompt));
   }
 
-  /** `session/set_mode`, `session/set_config_option` and the legacy `session/set_model`. */
   setConfig(conn: ConnectionRef, configId: string, value: unknown): Promise<RpcOutcome> {
-    return outcomeOf(() => {
-      this.#kernel.runtime.ownAttached(conn);
-      return { configOptions: this.#kernel.sessionSettings.set(configId, value) };
-    });
+    return answer(this.#where("setConfig", conn), () => this.#session.setConfig(conn, configId, value));
   }
 
   cancel(conn: ConnectionRef): Promise<RpcOutcome<null>> {
-    return outcomeOf(() => {
-      this.#kernel.runtime.ownAttached(conn);
-      this.#kernel.runner.cancelAll();
-      this.#kernel.delegation.child.interrupt("interrupted");
-      return null;
-    });
+    return answer(this.#where("cancel", conn), () => this.#session.cancel(conn));
   }
 
-  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): void {
-    if (this.#kernel.runtime.isAttached(conn.connectionId)) this.#kernel.runner.cancelRequest(conn.connectionId, requestId);
+  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): Promise<void> {
+    return guarded(this.#where("cancelRequest", conn), undefined, () => this.#session.cancelRequest(conn, requestId));
   }
 
-  /** `session/close`: the turn stops, connections are let go, history stays. */
   close(conn: ConnectionRef): Promise<RpcOutcome> {
-    return outcomeOf(async () => {
-      await this.#kernel.stop(conn);
-      const record = this.#kernel.store.updateRecord({ status: "closed" });
-      await this.#kernel.index.update(record.sessionId, { status: "closed", updatedAt: Date.now() });
-      return {};
-    });
+    return answer(this.#where("close", conn), () => this.#session.close(conn));
   }
 
-  /** `session/delete`: the session's storage and its index row are removed. */
   destroy(conn: ConnectionRef): Promise<RpcOutcome> {
-    return outcomeOf(async () => {
-      const { sessionId } = await this.#kernel.stop(conn);
-      await this.#kernel.index.delete(sessionId);
-      await this.#kernel.segments.deleteForSession(sessionId);
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      this.#ready();
-      return {};
-    });
+    return answer(this.#where("destroy", conn), () => this.#session.destroy(conn));
   }
 
-  /** Every stored message, all segments included, for `GET /v1/sessions/:id/history`. */
-  readHistory(tenant: string): Promise<RpcOutcome<{ sessionId: string; currentSegment: number; messages: { segment: number; message: ChatMessage }[] }>> {
-    return outcomeOf(() => {
-      const record = this.#kernel.runtime.own({ tenant });
-      return { sessionId: record.sessionId, currentSegment: record.segment, messages: this.#kernel.store.allHistory() };
-    });
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean> {
+    return guarded(this.#where("clientResponse", { connectionId }), false, () => this.#session.clientResponse(connectionId, response));
   }
 
-  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
-    return this.#kernel.runtime.isAttached(connectionId) && this.#kernel.runtime.requests.settle(response);
+  detach(connectionId: string): Promise<void> {
+    return guarded(this.#where("detach", { connectionId }), undefined, () => this.#session.detach(connectionId));
   }
 
-  /** Child side: runs one delegated task in this sub-agent session (called by the parent session object). */
-  runChild(spec: ChildSpec): Promise<ChildResult> {
-    return this.#kernel.delegation.runChild(spec);
+  readHistory(tenant: string): Promise<RpcOutcome<SessionHistory>> {
+    return answer(this.#where("readHistory"), () => this.#session.readHistory(tenant));
   }
 
-  interruptChild(cause: "interrupted" | "timeout"): void {
-    this.#kernel.delegation.child.interrupt(cause);
-  }
-
-  /** Parent side: a child's editor request, sent over this session's connection. */
-  forwardClientRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
-    return this.#kernel.delegation.forward(subagentId, request);
-  }
-
-  relayChildUpdates(subagentId: string, frames: string[]): boolean {
-    return this.#kernel.delegation.relay(subagentId, frames);
-  }
-
-  /** `_hermes/subagents/interrupt|pause|resume` and their REST twins. */
   subagents(tenant: string, command: SubagentCommand): Promise<RpcOutcome<SubagentControlResult>> {
-    return outcomeOf(() => {
-      this.#kernel.runtime.own({ tenant });
-      return this.#kernel.delegation.control(command);
-    });
+    return answer(this.#where("subagents"), () => this.#session.controlSubagents(tenant, command));
   }
 
-  detach(connectionId: string): void {
-    this.#kernel.runtime.detach(connectionId);
+  runSubagentTask(spec: SubagentSpec): Promise<SubagentResult> {
+    const failed = resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, "failed", "The sub-agent's session failed inside the service.");
+    return guarded(this.#where("runSubagentTask"), failed, () => this.#session.runSubagentTask(spec));
+  }
+
+  interruptSubagentTask(cause: SubagentStopCause): Promise<void> {
+    return guarded(this.#where("interruptSubagentTask"), undefined, () => this.#session.interruptSubagentTask(cause));
+  }
+
+  forwardEditorRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
+    const failed: ForwardOutcome = { ok: false, error: { kind: "other", message: "the parent session failed to forward the request" } };
+    return guarded(this.#where("forwardEditorRequest"), failed, () => this.#session.forwardEditorRequest(subagentId, request));
+  }
+
+  relaySubagentUpdates(subagentId: string, frames: string[]): Promise<boolean> {
+    return guarded(this.#where("relaySubagentUpdates"), false, () => this.#session.relaySubagentUpdates(subagentId, frames));
   }
 
   override async alarm(): Promise<void> {
@@ -191,8 +109,23 @@ export class SessionObject extends DurableObject<Env> {
     if (this.#running) await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
   }
 
-  #keepAlive(running: boolean): void {
-    this.#running = running;
-    void (running ? this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS) : this.ctx.storage.deleteAlarm());
+  #start(): void {
+    this.#session = new Session(this.ctx.storage.sql, this.env, {
+      deliver: (connectionId) => (frames) => this.env.CONNECTION.get(this.env.CONNECTION.idFromString(connectionId)).deliver(frames),
+      keepAlive: (running) => {
+        this.#running = running;
+        void (running ? this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS) : this.ctx.storage.deleteAlarm());
+      },
+      wipe: async () => {
+        await this.ctx.storage.deleteAlarm();
+        await this.ctx.storage.deleteAll();
+        this.#start();
+      },
+      session: (sessionId) => this.env.SESSION.get(this.env.SESSION.idFromName(sessionId)),
+    });
+  }
+
+  #where(method: string, conn?: Pick<ConnectionRef, "connectionId">): EntryContext {
+    return { class: "SessionObject", method, sessionId: this.#session.store.record()?.sessionId, connectionId: conn?.connectionId };
   }
 }

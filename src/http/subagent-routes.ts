@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import type { SessionRow } from "../../schema/sessions.js";
 import { SessionIndex } from "../db/session-index.js";
-import type { SubagentCommand, SubagentControlResult } from "../delegate/delegation.js";
+import type { SubagentCommand, SubagentControlResult } from "../delegate/subagent-spec.js";
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
 import type { AuthVariables } from "./auth.js";

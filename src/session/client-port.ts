@@ -4,11 +4,11 @@
  */
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
 import { ToolError, type ClientPort } from "../tools/tool.js";
-import type { SessionRuntime } from "./session-runtime.js";
+import type { UpdateLog } from "./update-log.js";
 
-export function clientPortFor(runtime: SessionRuntime, preferred: string | null): ClientPort {
+export function clientPortFor(log: UpdateLog, preferred: string | null): ClientPort {
   const pick = (): [string, ClientCapabilities] | undefined => {
-    const attached = runtime.attachedConnections();
+    const attached = log.attached();
     return attached.find(([id]) => id === preferred) ?? attached[0];
   };
   return {
@@ -18,8 +18,8 @@ export function clientPortFor(runtime: SessionRuntime, preferred: string | null)
     async request(method, params, options = {}) {
       const target = pick();
       if (!target) throw new ToolError(`No editor is connected to this session, so ${method} cannot run.`);
-      const { frame, answer } = runtime.requests.open(target[0], method, params, options);
-      runtime.outbox(target[0]).push(frame);
+      const { frame, answer } = log.requests.open(target[0], method, params, options);
+      log.send(target[0], frame);
       return answer;
     },
   };

@@ -9,10 +9,10 @@ import { splitForCompaction, summaryMessage, summaryRequest } from "../agent/com
 import type { ModelProvider } from "../agent/model-provider.js";
 import type { SegmentIndex } from "../db/segment-index.js";
 import { continuationOf, provenance } from "./provenance.js";
-import type { SessionRuntime } from "./session-runtime.js";
+import type { UpdateLog } from "./update-log.js";
 
 export interface CompactionPorts {
-  runtime: SessionRuntime;
+  log: UpdateLog;
   provider: ModelProvider;
   segments: SegmentIndex;
   /** Capabilities of the client that will see the compaction. */
@@ -24,14 +24,14 @@ export type CompactionResult = { status: "completed"; summary: string } | { stat
 
 /** @param beforeTurn true when the turn's prompt is already in history and must be kept verbatim. */
 export async function compactHistory(ports: CompactionPorts, signal: AbortSignal, beforeTurn: boolean): Promise<CompactionResult> {
-  const { runtime } = ports;
-  const { store } = runtime;
+  const { log } = ports;
+  const { store } = log;
   const { older, kept } = splitForCompaction(store.history(), beforeTurn);
   if (older.length === 0) return { status: "skipped" };
   const record = store.record()!;
   const compactionId = ports.newId();
   const native = ports.client.session?.compaction != null;
-  const emit = (update: SessionUpdate) => runtime.emit(update);
+  const emit = (update: SessionUpdate) => log.emit(update);
   if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: "in_progress" });
 
   let summary = "";

@@ -1,96 +1,96 @@
 /**
- * Sets up and runs one model turn for a prompt: the tools the mode and the
- * client allow, the permission gate, the history, and `runTurn` itself.
+ * Sets up and runs one model turn: the tools the mode and the client allow,
+ * the permission gate, the history, compaction when the context fills up
+ * (before the turn and between the model calls of a long tool loop), and
+ * `runTurn` itself. A sub-agent's task is the same turn with overrides.
  */
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
-import type { ChatMessage, ModelProvider } from "../agent/model-provider.js";
+import { estimateTokens, shouldCompact } from "../agent/compaction.js";
+import type { ChatMessage, ModelProvider, ModelUsage } from "../agent/model-provider.js";
 import { toUserContent } from "../agent/prompt-content.js";
 import type { RetryPolicy } from "../agent/retry.js";
 import { systemPrompt } from "../agent/system-prompt.js";
 import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
-import type { ModelSettings } from "../config.js";
+import { contextWindowFor, type ModelSettings } from "../config.js";
 import type { PermissionRuleStore } from "../db/permission-rules.js";
 import type { SegmentIndex } from "../db/segment-index.js";
-import { contextWindowFor } from "../config.js";
-import { estimateTokens, shouldCompact } from "../agent/compaction.js";
-import { compactHistory, type CompactionResult } from "./compactor.js";
+import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
+import { compactHistory, type CompactionResult } from "./compactor.js";
 import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
-import type { SessionRuntime } from "./session-runtime.js";
-import type { SettingsController } from "./session-settings.js";
-import type { DelegatePort } from "../delegate/delegate-port.js";
+import type { UpdateLog } from "./update-log.js";
 
+/** What every turn of a session uses; built once per session object. */
 export interface TurnPorts {
+  log: UpdateLog;
   settings: ModelSettings;
-  sessionSettings: SettingsController;
   /** Null when no API key is configured. */
-  provider(): ModelProvider | null;
-  /** The registry: tools the client's capabilities allow. */
+  provider: ModelProvider | null;
+  /** The tools the client's capabilities (and the session's right to delegate) allow, before the mode's filter. */
   tools(client: ClientPort): AnyTool[];
-  /** Tools for a turn prompted from `connectionId`, after the mode's filter. */
-  toolsForTurn(connectionId: string | null): AnyTool[];
   permissionRules: PermissionRuleStore;
   segments: SegmentIndex;
   permissionTimeoutMs: number;
-  newId(): string;
   coalesceMs: number;
+  newId(): string;
   retry?: RetryPolicy;
-  /** Spawns sub-agents; undefined (or absent) when this session may not delegate. */
-  delegate?(): DelegatePort | undefined;
+  /** Spawns sub-agents; undefined when this session may not delegate. */
+  subagents(): SubagentSpawner | undefined;
 }
 
-/** How a delegated (sub-agent) turn differs from a prompt turn; each part defaults to the prompt turn's. */
+/** How a sub-agent's task differs from an editor's prompt; each part defaults to the prompt's. */
 export interface TurnOverrides {
   client?: ClientPort;
   tools?: AnyTool[];
   systemPrompt?: string;
   maxModelCalls?: number;
-  /** Where the turn's updates go (default: the session's log and its attached connections). */
-  emit?(update: SessionUpdate): void;
+  /** Also sees every update the turn logs (a sub-agent relays its tool calls to its parent). */
+  observe?(update: SessionUpdate): void;
   /** Labels this turn's permission requests (a sub-agent's name). */
   gateLabel?: string;
   /** Denies, for this reason, what would otherwise be asked. */
   autoDeny?: string;
 }
 
+export type TurnResult = Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>;
+
 export const NO_MODEL_MESSAGE =
   "No model is configured for hermes-edge. Set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and HERMES_MODEL) " +
   "in `.dev.vars` for `wrangler dev`, or with `wrangler secret put OPENAI_API_KEY` in production, then send your prompt again.";
 
-export function toolsForTurn(runtime: SessionRuntime, ports: Pick<TurnPorts, "tools">, connectionId: string | null): AnyTool[] {
-  const mode = runtime.store.record()!.mode;
-  return ports.tools(clientPortFor(runtime, connectionId)).filter((tool) => toolAllowedInMode(mode, tool.kind));
+/** The tools a turn prompted from `connectionId` gets, after the mode's filter. */
+export function toolsForTurn(ports: Pick<TurnPorts, "log" | "tools">, connectionId: string | null): AnyTool[] {
+  const mode = ports.log.store.record()!.mode;
+  return ports.tools(clientPortFor(ports.log, connectionId)).filter((tool) => toolAllowedInMode(mode, tool.kind));
 }
 
 export async function runModelTurn(
-  runtime: SessionRuntime,
   ports: TurnPorts,
-  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides },
-): Promise<Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>> {
+  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides | undefined },
+): Promise<TurnResult> {
   const over = turn.overrides ?? {};
-  const emit = over.emit ?? ((update: SessionUpdate) => void runtime.emit(update));
-  const { store } = runtime;
-  const provider = ports.provider();
+  const { log, provider } = ports;
+  const { store } = log;
+  const emit = (update: SessionUpdate) => {
+    log.emit(update);
+    over.observe?.(update);
+  };
   if (!provider) {
     emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
   store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
-  const client = over.client ?? clientPortFor(runtime, turn.connectionId);
-  const before = store.record()!;
-  const window = contextWindowFor(before.model, ports.settings);
+  const client = over.client ?? clientPortFor(log, turn.connectionId);
+  const compaction = new CompactionCheck(ports, provider, client, turn.signal);
   // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
   let history = store.history();
-  if (shouldCompact(Math.max(estimateTokens(history), before.lastUsage ?? 0), window)) {
-    await compactHistory({ runtime, provider, segments: ports.segments, client: client.capabilities, newId: ports.newId }, turn.signal, true);
-    history = store.history();
-  }
+  if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
   const record = store.record()!;
-  const tools = over.tools ?? ports.toolsForTurn(turn.connectionId);
-  const delegate = ports.delegate?.();
+  const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
+  const subagents = ports.subagents();
   const gate = new PermissionGate({
     sessionId: record.sessionId,
     mode: () => store.record()!.mode,
@@ -124,11 +124,15 @@ export async function runModelTurn(
         client,
         emit,
         gate: (request) => gate.check(request, { toolCallId, signal }),
-        ...(delegate ? { delegate } : {}),
+        ...(subagents ? { subagents } : {}),
       }),
       newId: ports.newId,
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
+      beforeModelCall: async (messages, lastUsage) => {
+        if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
+        return [messages[0]!, ...store.history()];
+      },
       ...(ports.retry ? { retry: ports.retry } : {}),
     },
     turn.signal,
@@ -136,14 +140,46 @@ export async function runModelTurn(
 }
 
 /** Compaction on demand (`/compress`), with the same ports as a turn. */
-export async function compactNow(
-  runtime: SessionRuntime,
-  ports: TurnPorts,
-  connectionId: string | null,
-  signal: AbortSignal,
-): Promise<CompactionResult | { status: "no_model" }> {
-  const provider = ports.provider();
-  if (!provider) return { status: "no_model" };
-  const client = clientPortFor(runtime, connectionId).capabilities;
-  return compactHistory({ runtime, provider, segments: ports.segments, client, newId: ports.newId }, signal, false);
+export async function compactNow(ports: TurnPorts, connectionId: string | null, signal: AbortSignal): Promise<CompactionResult | { status: "no_model" }> {
+  if (!ports.provider) return { status: "no_model" };
+  const client = clientPortFor(ports.log, connectionId).capabilities;
+  return compactHistory({ log: ports.log, provider: ports.provider, segments: ports.segments, client, newId: ports.newId }, signal, false);
+}
+
+/**
+ * Compacts when the context passes the threshold, at most until it fails once
+ * in a turn (a failing summary would otherwise cost a model call per step).
+ */
+class CompactionCheck {
+  #failed = false;
+  /** After a compaction the last call's usage describes the old, longer context. */
+  #usageStale = false;
+
+  constructor(
+    private readonly ports: TurnPorts,
+    private readonly provider: ModelProvider,
+    private readonly client: ClientPort,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** True when the history was compacted (and must be read again). */
+  async run(history: ChatMessage[], usedTokens: number): Promise<boolean> {
+    const used = this.#usageStale ? 0 : usedTokens;
+    this.#usageStale = false;
+    const { log } = this.ports;
+    const window = contextWindowFor(log.store.record()!.model, this.ports.settings);
+    if (this.#failed || !shouldCompact(Math.max(estimateTokens(history), used), window)) return false;
+    const ports = { log, provider: this.provider, segments: this.ports.segments, client: this.client.capabilities, newId: this.ports.newId };
+    const result = await compactHistory(ports, this.signal, true);
+    if (result.status !== "completed") {
+      this.#failed = result.status === "failed";
+      return false;
+    }
+    this.#usageStale = true;
+    return true;
+  }
+}
+
+function tokensOf(usage: ModelUsage | undefined): number {
+  return usage ? usage.promptTokens + usage.completionTokens : 0;
 }

@@ -1,7 +1,9 @@
 /**
- * The session's prompt queue and its running turn. Prompts are stored before
- * they run; one runs at a time; each `session/prompt` is answered when its own
- * turn ends, and every attached connection hears `_hermes/turn_ended`.
+ * The session's prompt queue and its running turn: one lifecycle for an
+ * editor's prompt and a sub-agent's task alike. Each is stored before it
+ * runs; one runs at a time; its turn ends with the same bookkeeping (state,
+ * `_hermes/turn_ended`, the index), and a prompt is answered with its stop
+ * reason while a task's outcome goes back to the parent that asked.
  * `/steer` and `/queue` act at once, even while a turn runs.
  */
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
@@ -11,37 +13,63 @@ import type { ChatMessage } from "../agent/model-provider.js";
 import { promptText } from "../agent/prompt-content.js";
 import { unansweredToolResults } from "../agent/history-repair.js";
 import { titleFromPrompt } from "../agent/session-title.js";
-import type { TurnOutcome } from "../agent/turn-loop.js";
-import type { ConnectionRef } from "./connection-ref.js";
-import { runCommand } from "./command-runner.js";
-import type { SessionRuntime, TurnState } from "./session-runtime.js";
-import type { PromptRow, RequestId } from "./session-store.js";
-import { parseSlashCommand } from "./slash-commands.js";
-import type { TurnBoundary } from "./fork.js";
-import { compactNow, NO_MODEL_MESSAGE, runModelTurn, type TurnPorts } from "./model-turn.js";
 import { contextWindowFor } from "../config.js";
+import { runCommand } from "./command-runner.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import type { TurnBoundary } from "./fork.js";
+import type { IndexWriter } from "./index-writer.js";
+import { compactNow, NO_MODEL_MESSAGE, runModelTurn, toolsForTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
+import type { PromptRow, RequestId } from "./session-store.js";
+import type { SettingsController } from "./session-settings.js";
+import { parseSlashCommand } from "./slash-commands.js";
 
-export interface PromptPorts extends TurnPorts {
+/** How a turn ended, as its prompt's response or its task's caller sees it. */
+export type RunOutcome = TurnResult & { error?: JsonRpcErrorBody | undefined };
+
+export interface TurnState {
+  state: "idle" | "running";
+  lastStopReason?: string;
+  /** JSON-RPC id and connection of the prompt whose turn ended last. */
+  lastRequestId?: string | number | null;
+  lastConnectionId?: string | null;
+  interruptedPrompt?: string;
+}
+
+/** A sub-agent's task waiting in the queue: its overrides and who waits for the outcome. */
+interface Task {
+  overrides: TurnOverrides;
+  settle(outcome: RunOutcome): void;
+}
+
+export interface RunnerParts {
+  turn: TurnPorts;
+  settings: SettingsController;
+  index: IndexWriter;
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
   keepAlive(running: boolean): void;
-  onTitle(title: string): void;
-  onTurnEnd(stopReason: StopReason): void;
 }
 
 export class PromptRunner {
-  #current: { row: PromptRow; controller: AbortController; start: TurnBoundary } | null = null;
+  #current: { row: PromptRow; controller: AbortController; start: TurnBoundary; task: Task | undefined } | null = null;
+  /** Tasks by prompt row id; a restart loses them, and recovery records their rows as interrupted. */
+  readonly #tasks = new Map<number, Task>();
   /** The queue being worked through, if any; close and delete wait on it. */
   #draining: Promise<void> | null = null;
   /** `/steer` guidance waiting for the running turn's next model call. */
   #injected: ChatMessage[] = [];
 
-  constructor(
-    private readonly runtime: SessionRuntime,
-    private readonly ports: PromptPorts,
-  ) {}
+  constructor(private readonly parts: RunnerParts) {}
+
+  get #log() {
+    return this.parts.turn.log;
+  }
+
+  get #store() {
+    return this.parts.turn.log.store;
+  }
 
   turnState(): TurnState {
-    const record = this.runtime.store.record();
+    const record = this.#store.record();
     return {
       state: this.#current ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
@@ -50,20 +78,37 @@ export class PromptRunner {
     };
   }
 
+  /** Whether a sub-agent task is queued or running (the session then takes no editor prompts). */
+  busyWithTask(): boolean {
+    return this.#tasks.size > 0;
+  }
+
+  /** An editor's `session/prompt`; answered when its own turn ends. */
   enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): void {
-    this.runtime.ownAttached(conn);
+    if (this.busyWithTask()) {
+      throw AcpError.invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
+    }
     const command = parseSlashCommand(prompt);
     if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
       this.#actNow(conn, requestId, command.name, command.arg);
       return;
     }
-    this.runtime.store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
+    this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
     this.#drain();
   }
 
-  /** `session/cancel`: the running turn ends `cancelled`, queued prompts are answered `cancelled`. */
+  /** A sub-agent's task: the same lifecycle as a prompt, with overrides; resolves when its turn ends. */
+  runTask(prompt: ContentBlock[], overrides: TurnOverrides): Promise<RunOutcome> {
+    return new Promise((settle) => {
+      const id = this.#store.enqueuePrompt(null, null, prompt, Date.now());
+      this.#tasks.set(id, { overrides, settle });
+      this.#drain();
+    });
+  }
+
+  /** `session/cancel` (or a sub-agent interrupted): the running turn ends `cancelled`, queued ones too. */
   cancelAll(): void {
-    for (const row of this.runtime.store.promptsIn("queued")) this.#finish(row, { stopReason: "cancelled" });
+    for (const row of this.#store.promptsIn("queued")) void this.#finish(row, { stopReason: "cancelled" });
     this.#current?.controller.abort();
   }
 
@@ -73,8 +118,8 @@ export class PromptRunner {
       this.#current.controller.abort();
       return;
     }
-    const queued = this.runtime.store.promptsIn("queued").find((r) => r.connectionId === connectionId && r.requestId === requestId);
-    if (queued) this.#finish(queued, { stopReason: "cancelled" });
+    const queued = this.#store.promptsIn("queued").find((r) => r.connectionId === connectionId && r.requestId === requestId);
+    if (queued) void this.#finish(queued, { stopReason: "cancelled" });
   }
 
   /** Where the running turn began (what a fork must not copy), or null when idle. */
@@ -89,32 +134,30 @@ export class PromptRunner {
 
   /** After a restart: a turn that was running is recorded as interrupted, never silently lost. */
   recoverInterrupted(): void {
-    const cut = [...this.runtime.store.promptsIn("running"), ...this.runtime.store.promptsIn("queued")];
+    const store = this.#store;
+    const cut = [...store.promptsIn("running"), ...store.promptsIn("queued")];
     if (cut.length === 0) return;
     const texts = cut.map((r) => promptText(r.prompt));
-    const { store } = this.runtime;
-    for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) {
-      store.appendHistory(message);
-    }
+    for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) store.appendHistory(message);
     store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
-    this.runtime.emit(
+    this.#log.emit(
       agentMessageChunk(
         `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,
-        this.ports.newId(),
+        this.parts.turn.newId(),
       ),
     );
-    for (const row of cut) this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
+    for (const row of cut) void this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
   }
 
   #actNow(conn: ConnectionRef, requestId: RequestId, name: "steer" | "queue", text: string): void {
     if (name === "steer") {
       this.#injected.push({ role: "user", content: `Guidance from the user while you work: ${text}` });
-      this.runtime.emit(agentMessageChunk(`↪ Guidance noted; the running turn will follow it from its next step.`, this.ports.newId()));
+      this.#log.emit(agentMessageChunk(`↪ Guidance noted; the running turn will follow it from its next step.`, this.parts.turn.newId()));
     } else {
-      this.runtime.store.enqueuePrompt(null, null, [{ type: "text", text }], Date.now());
-      this.runtime.emit(agentMessageChunk(`Queued: ${text.slice(0, 200)}`, this.ports.newId()));
+      this.#store.enqueuePrompt(null, null, [{ type: "text", text }], Date.now());
+      this.#log.emit(agentMessageChunk(`Queued: ${text.slice(0, 200)}`, this.parts.turn.newId()));
     }
-    this.runtime.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
+    this.#log.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
   }
 
   #drain(): void {
@@ -124,91 +167,110 @@ export class PromptRunner {
   }
 
   async #work(): Promise<void> {
-    this.ports.keepAlive(true);
+    this.parts.keepAlive(true);
     try {
-      for (let row = this.#nextQueued(); row; row = this.#nextQueued()) await this.#run(row);
+      for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) await this.#run(row);
     } finally {
-      this.ports.keepAlive(false);
+      this.parts.keepAlive(false);
     }
   }
 
-  #nextQueued(): PromptRow | undefined {
-    return this.runtime.store.promptsIn("queued")[0];
-  }
-
   async #run(row: PromptRow): Promise<void> {
-    const { store } = this.runtime;
+    const store = this.#store;
     store.setPromptState(row.id, "running");
     const controller = new AbortController();
-    this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() } };
+    const task = this.#tasks.get(row.id);
+    this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
+    let outcome: RunOutcome;
     try {
-      this.#finish(row, await this.#turn(row, controller.signal));
+      outcome = await this.#turn(row, task, controller.signal);
     } catch (err) {
-      console.error("turn crashed", err);
+      console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       const message = `The turn failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
-      this.runtime.emit(agentMessageChunk(`\n\n⚠️ ${message}`, this.ports.newId()));
-      this.#finish(row, { stopReason: "end_turn", error: AcpError.internalError(message).toJSON() });
+      this.#log.emit(agentMessageChunk(`\n\n⚠️ ${message}`, this.parts.turn.newId()));
+      outcome = { stopReason: "end_turn", error: AcpError.internalError(message).toJSON() };
     } finally {
       this.#current = null;
       this.#injected = [];
     }
+    await this.#finish(row, outcome);
   }
 
-  async #turn(row: PromptRow, signal: AbortSignal): Promise<Pick<TurnOutcome, "stopReason" | "error">> {
-    const { store } = this.runtime;
-    const userMessageId = this.ports.newId();
-    for (const block of row.prompt) this.runtime.emit(userMessageChunk(block, userMessageId), { exclude: row.connectionId });
+  async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal): Promise<RunOutcome> {
+    const store = this.#store;
+    const { turn } = this.parts;
+    const userMessageId = turn.newId();
+    for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId), { exclude: row.connectionId });
     let prompt = row.prompt;
-    const command = parseSlashCommand(prompt);
+    // A task's goal is never a slash command, whatever it starts with.
+    const command = task ? null : parseSlashCommand(prompt);
     if (command) {
       const result = runCommand(command, {
         record: () => store.record()!,
-        settings: this.ports.sessionSettings,
-        models: this.ports.settings.models,
-        toolNames: () => this.ports.toolsForTurn(row.connectionId).map((t) => t.name),
+        settings: this.parts.settings,
+        models: turn.settings.models,
+        toolNames: () => toolsForTurn(turn, row.connectionId).map((t) => t.name),
         contextWindow: () => this.#contextWindow(),
         clearHistory: () => store.clearHistory(),
         lastPrompt: () => this.#lastPrompt(),
       });
       if ("compress" in result) return this.#compress(row.connectionId, signal);
       if ("reply" in result) {
-        this.runtime.emit(agentMessageChunk(result.reply, this.ports.newId()));
+        this.#log.emit(agentMessageChunk(result.reply, turn.newId()));
         return { stopReason: "end_turn" };
       }
       prompt = result.prompt;
     }
+    // The index waits until the model has answered: its writes share this thread with the model request.
+    this.parts.index.hold();
     if (!store.record()!.title) {
       const title = titleFromPrompt(promptText(prompt));
       store.updateRecord({ title });
-      this.runtime.emit(sessionInfoUpdate(title, new Date().toISOString()));
-      this.ports.onTitle(title);
+      this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
+      this.parts.index.update({ title });
     }
     store.updateRecord({ interruptedPrompt: null });
-    const outcome = await runModelTurn(this.runtime, this.ports, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected() });
-    if (outcome.usage) {
-      const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
-      store.updateRecord({ lastUsage: used });
-      this.runtime.emit(usageUpdate(used, this.#contextWindow()));
+    let released = false;
+    const observe = task?.overrides.observe;
+    const overrides: TurnOverrides = {
+      ...task?.overrides,
+      observe: (update) => {
+        if (!released) {
+          released = true;
+          void this.parts.index.release();
+        }
+        observe?.(update);
+      },
+    };
+    try {
+      const outcome = await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
+      if (outcome.usage) {
+        const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
+        store.updateRecord({ lastUsage: used });
+        this.#log.emit(usageUpdate(used, this.#contextWindow()));
+      }
+      return outcome;
+    } finally {
+      if (!released) void this.parts.index.release();
     }
-    return outcome;
   }
 
   #contextWindow(): number {
-    return contextWindowFor(this.runtime.store.record()!.model, this.ports.settings);
+    return contextWindowFor(this.#store.record()!.model, this.parts.turn.settings);
   }
 
   /** `/compress`: compact now, whatever the size, and say what happened. */
-  async #compress(connectionId: string | null, signal: AbortSignal): Promise<Pick<TurnOutcome, "stopReason">> {
-    const result = await compactNow(this.runtime, this.ports, connectionId, signal);
+  async #compress(connectionId: string | null, signal: AbortSignal): Promise<RunOutcome> {
+    const result = await compactNow(this.parts.turn, connectionId, signal);
     const reply =
       result.status === "completed"
-        ? `Compacted the earlier conversation into a summary; the session continues as ${this.runtime.store.record()!.lineage.currentId}.`
+        ? `Compacted the earlier conversation into a summary; the session continues as ${this.#store.record()!.lineage.currentId}.`
         : result.status === "skipped"
           ? "Nothing to compact yet: there are no earlier turns."
           : result.status === "no_model"
             ? NO_MODEL_MESSAGE
             : null;
-    if (reply) this.runtime.emit(agentMessageChunk(reply, this.ports.newId()));
+    if (reply) this.#log.emit(agentMessageChunk(reply, this.parts.turn.newId()));
     return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
   }
 
@@ -219,25 +281,29 @@ export class PromptRunner {
   }
 
   #lastPrompt(): ContentBlock[] | null {
-    const interrupted = this.runtime.store.record()!.interruptedPrompt;
+    const interrupted = this.#store.record()!.interruptedPrompt;
     if (interrupted) return [{ type: "text", text: interrupted }];
-    return this.runtime.store.recentPrompts(20).find((p) => !parseSlashCommand(p)) ?? null;
+    return this.#store.recentPrompts(20).find((p) => !parseSlashCommand(p)) ?? null;
   }
 
-  #finish(row: PromptRow, outcome: { stopReason: StopReason; error?: JsonRpcErrorBody | undefined }, extra: { interrupted?: boolean } = {}): void {
-    this.runtime.store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", outcome.stopReason);
-    this.runtime.store.updateRecord({
-      lastStopReason: outcome.stopReason,
-      lastTurn: { requestId: row.requestId, connectionId: row.connectionId },
-    });
-    this.runtime.emitTurnEnded({
-      sessionId: this.runtime.store.record()!.sessionId,
-      stopReason: outcome.stopReason,
+  /** The end of every turn, prompt or task: stored, announced, indexed, then answered. */
+  async #finish(row: PromptRow, outcome: RunOutcome, extra: { interrupted?: boolean } = {}): Promise<void> {
+    const store = this.#store;
+    const stopReason: StopReason = outcome.stopReason;
+    store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", stopReason);
+    store.updateRecord({ lastStopReason: stopReason, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
+    this.#log.emitTurnEnded({
+      sessionId: store.record()!.sessionId,
+      stopReason,
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
-    const answer = outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason } };
-    this.runtime.respond(row.connectionId, row.requestId, answer);
-    this.ports.onTurnEnd(outcome.stopReason);
+    this.parts.index.update({});
+    // The index has the turn before its prompt is answered, so a list right after agrees.
+    await this.parts.index.flush();
+    const task = this.#tasks.get(row.id);
+    this.#tasks.delete(row.id);
+    task?.settle(outcome);
+    this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason } });
   }
 }

@@ -42,5 +42,12 @@ export interface SessionRecord {
   /** Text of a prompt whose turn a restart cut off, kept for the user to retry. */
   interruptedPrompt: string | null;
   /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
-  delegation?: { depth?: number; role?: "leaf" | "orchestrator"; parentToolCallId?: string; spawnPaused?: boolean };
+  delegation?: {
+    depth?: number;
+    role?: "leaf" | "orchestrator";
+    parentToolCallId?: string;
+    spawnPaused?: boolean;
+    /** Sub-agents this session is running now, so a restart can stop them. */
+    running?: string[];
+  };
 }

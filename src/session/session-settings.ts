@@ -8,31 +8,31 @@ import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol
 import { applyConfigOption, configOptions, type SessionSettings } from "./config-options.js";
 import { modeState } from "./modes.js";
 import type { SessionRecord } from "./session-record.js";
-import type { SessionRuntime } from "./session-runtime.js";
+import type { UpdateLog } from "./update-log.js";
 
 export class SettingsController {
   constructor(
-    private readonly runtime: SessionRuntime,
+    private readonly log: UpdateLog,
     private readonly models: string[],
     private readonly onChange: (record: SessionRecord) => void,
   ) {}
 
   options(): SessionConfigOption[] {
-    return configOptions(settingsOf(this.runtime.store.record()!), this.models);
+    return configOptions(settingsOf(this.log.store.record()!), this.models);
   }
 
   modes(): SessionModeState {
-    return modeState(this.runtime.store.record()!.mode);
+    return modeState(this.log.store.record()!.mode);
   }
 
   /** Applies one change (throws -32602 on a bad value) and emits the updates it causes. */
   set(configId: string, value: unknown): SessionConfigOption[] {
-    const record = this.runtime.store.record()!;
+    const record = this.log.store.record()!;
     const next = applyConfigOption(settingsOf(record), this.models, configId, value);
-    const updated = this.runtime.store.updateRecord(next);
-    if (next.mode !== record.mode) this.runtime.emit({ sessionUpdate: "current_mode_update", currentModeId: next.mode });
+    const updated = this.log.store.updateRecord(next);
+    if (next.mode !== record.mode) this.log.emit({ sessionUpdate: "current_mode_update", currentModeId: next.mode });
     const options = this.options();
-    this.runtime.emit({ sessionUpdate: "config_option_update", configOptions: options });
+    this.log.emit({ sessionUpdate: "config_option_update", configOptions: options });
     this.onChange(updated);
     return options;
   }

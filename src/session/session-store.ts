@@ -83,6 +83,17 @@ export class SessionStore {
     return next;
   }
 
+  /** A D1 index patch not yet written (see `IndexWriter`); kept here so an eviction cannot lose it. */
+  pendingIndexPatch<T>(): T | null {
+    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'index_patch'`).toArray()[0];
+    return row ? (JSON.parse(row.value) as T) : null;
+  }
+
+  savePendingIndexPatch(patch: unknown): void {
+    if (patch === null) this.sql.exec(`DELETE FROM meta WHERE key = 'index_patch'`);
+    else this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('index_patch', ?)`, JSON.stringify(patch));
+  }
+
   // --- model history -------------------------------------------------------
 
   /** The segment the model sees; older segments stay readable but are never sent. */

@@ -11,7 +11,7 @@ import type {
   ToolCallLocation,
   ToolKind,
 } from "@agentclientprotocol/sdk";
-import type { DelegatePort } from "../delegate/delegate-port.js";
+import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 
 /** Requests to the editor (fs, terminal, permission) through an attached connection. */
 export interface ClientPort {
@@ -35,7 +35,7 @@ export interface ToolContext {
    */
   gate?(request: GateRequest): Promise<void>;
   /** Spawns sub-agents (other session objects); present only when this session may delegate. */
-  delegate?: DelegatePort;
+  subagents?: SubagentSpawner;
 }
 
 /** What a tool asks permission for: the diff it will write or the command it will run. */

@@ -48,10 +48,14 @@ export class TestClient {
     return new TestClient(res.webSocket, res);
   }
 
-  /** Opens and initializes. */
+  /**
+   * Opens and initializes. Like the proxy, it asks for `_hermes/turn_ended`
+   * unless the capabilities given say otherwise (`_meta: {}` for a generic client).
+   */
   static async ready(options: OpenOptions = {}, clientCapabilities: Frame = {}): Promise<TestClient> {
     const client = await TestClient.open(options);
-    const init = await client.request("initialize", { protocolVersion: 1, clientCapabilities });
+    const caps = { _meta: { hermes: { turnEnded: true } }, ...clientCapabilities };
+    const init = await client.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
     if (init.error) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
     return client;
   }
@@ -103,7 +107,9 @@ export class TestClient {
   /** Every logged frame (updates and turn ends) received for a session, in arrival order. */
   logged(sessionId: string): Frame[] {
     return this.frames.filter(
-      (f) => (f.method === "session/update" || f.method === "_hermes/turn_ended") && f.params.sessionId === sessionId,
+      (f) =>
+        ((f.method === "session/update" && f.params._meta?.hermes?.seq !== undefined) || f.method === "_hermes/turn_ended") &&
+        f.params.sessionId === sessionId,
     );
   }
 

@@ -1,7 +1,7 @@
 // delegate_task end to end inside workerd: the parent session object spawns
 // each task as its own session object, runs them through the pool, relays
 // their tool calls and editor requests, and reports per-task results.
-import { env, SELF } from "cloudflare:test";
+import { abortAllDurableObjects, env, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ALL_TOOLS } from "../../src/tools/index.js";
@@ -409,8 +409,8 @@ describe("what a sub-agent may use", () => {
     const parentTools = toolNames((await mockCalls(key))[0]);
     expect(parentTools).toEqual(expect.arrayContaining(["read_file", "write_file", "memory", "clarify", "send_message", "delegate_task"]));
     for (const k of [leaf, orchestrator]) {
-      const childTools = toolNames((await mockCalls(k))[0]);
-      expect(childTools).toEqual(parentTools.filter((n) => !["delegate_task", "memory", "clarify", "send_message"].includes(n)));
+      const subagentTools = toolNames((await mockCalls(k))[0]);
+      expect(subagentTools).toEqual(parentTools.filter((n) => !["delegate_task", "memory", "clarify", "send_message"].includes(n)));
     }
     const leafCalls = await mockCalls(leaf);
     expect(leafCalls[0].body.messages[0].content).toContain("you cannot delegate it further");
@@ -474,5 +474,30 @@ describe("sub-agents are sessions", () => {
     // A finished sub-agent cannot be interrupted; the parent's own tenant gets a 404 too.
     expect((await rest(`/v1/sessions/${sessionId}/subagents/${okId}/interrupt`, { method: "POST" })).status).toBe(404);
     for (const c of [client, watcher, beta]) c.close();
+  });
+});
+
+describe("a restart in the middle of a delegation", () => {
+  it("records the running sub-agent as interrupted in its list and tells the parent's next client", async () => {
+    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }]);
+    const key = await scriptParent({ goal: goal(child, "write a long report") });
+    const { client: a, sessionId } = await parent();
+    void a.prompt(sessionId, `delegate [[mock:${key}]]`).response;
+    await running(a, sessionId, 1);
+    await sleep(200);
+    // Every object is evicted, as in a deploy: the parent can no longer take the sub-agent's result.
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    const b = await TestClient.ready();
+    await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const notice = await b.next((f) => String(f.params?.update?.content?.text ?? "").includes("recorded as interrupted"));
+    expect(notice.params.update.content.text).toMatch(/1 sub-agent was stopped/);
+    const list = (await (await rest(`/v1/sessions/${sessionId}/subagents`)).json()) as { subagents: Frame[] };
+    expect(list.subagents.map((s) => s.status)).toEqual(["interrupted"]);
+    // The session stays usable.
+    expect((await b.prompt(sessionId, "and now?").response).result).toEqual({ stopReason: "end_turn" });
+    a.close();
+    b.close();
   });
 });

@@ -70,6 +70,34 @@ describe("compaction", () => {
     expect(history.messages[1].message.content).toBe("first answer");
   });
 
+  it("compacts between the model calls of a long tool loop once the context passes the threshold", async () => {
+    const client = await TestClient.ready();
+    const { sessionId } = await client.call("session/new", { cwd: CWD, mcpServers: [] });
+    const key = uniqueKey();
+    const todo = { todos: [{ content: "read the parser", status: "in_progress" }] };
+    await mockScript(key, [
+      { text: "first answer" },
+      // The second turn's first call fills the context, then asks for a tool.
+      { toolCalls: [{ id: "call_big", name: "todo", arguments: todo }], usage: BIG_USAGE },
+      { text: `SUMMARY: the first question was answered [[mock:${key}]]` },
+      { text: "done after the tool" },
+    ]);
+    await prompt(client, sessionId, `first question [[mock:${key}]]`);
+    expect(await prompt(client, sessionId, "second question")).toEqual({ stopReason: "end_turn" });
+    const calls = await mockCalls(key);
+    expect(calls).toHaveLength(4);
+    expect(calls[2].body.messages[0].content).toMatch(/compress a coding session/);
+    // The call after the tool sees the summary and this turn's prompt, tool call and result, not the first turn.
+    const seen = calls[3].body.messages;
+    expect(seen.map((m: any) => m.role)).toEqual(["system", "user", "user", "assistant", "tool"]);
+    expect(seen[1].content).toContain("SUMMARY: the first question was answered");
+    expect(seen[2].content).toEqual([{ type: "text", text: "second question" }]);
+    expect(seen[3].tool_calls[0].id).toBe("call_big");
+    expect(JSON.stringify(seen)).not.toContain("first answer");
+    const info = updatesOf(client, sessionId, "session_info_update").at(-1)!;
+    expect(info.params.update._meta.hermes.sessionProvenance).toMatchObject({ compressionDepth: 1, reason: "compression" });
+  });
+
   it("/compress forces it; a client with the compaction capability gets compaction updates", async () => {
     const client = await TestClient.ready({}, { session: { compaction: {} } });
     const { sessionId } = await client.call("session/new", { cwd: CWD, mcpServers: [] });

@@ -14,7 +14,7 @@ describe("no model configured", () => {
     const client = await TestClient.ready();
     const sessionId = crypto.randomUUID();
     const stub = env.SESSION.get(env.SESSION.idFromName(sessionId));
-    const conn = { connectionId: client.connectionId, tenant: "alpha", clientCapabilities: {} };
+    const conn = { connectionId: client.connectionId, tenant: "alpha", clientCapabilities: { _meta: { hermes: { turnEnded: true } } } };
     const callsBefore = (await mockCalls("")).length;
 
     // Frames are awaited outside the object: its context cannot touch this test's socket.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TestClient, upgrade } from "./acp-test-client.js";
 
 describe("transport and JSON-RPC framing", () => {
@@ -89,12 +89,15 @@ describe("transport and JSON-RPC framing", () => {
     client.close();
   });
 
-  it("closes on a binary frame with a clear reason", async () => {
+  it("ignores binary frames (as the ACP transport RFD says), logs them once and keeps the connection usable", async () => {
+    const warn = vi.spyOn(console, "warn");
     const client = await TestClient.ready();
-    const closed = new Promise<CloseEvent>((resolve) => client.ws.addEventListener("close", resolve));
     client.ws.send(new Uint8Array([1, 2, 3]));
-    const event = await closed;
-    expect(event.code).toBe(1003);
-    expect(event.reason).toMatch(/binary/);
+    client.ws.send(new Uint8Array([4, 5, 6]));
+    expect((await client.request("session/list", {})).result).toMatchObject({ sessions: expect.any(Array) });
+    expect(client.closed).toBeFalsy();
+    expect(warn.mock.calls.filter(([message]) => String(message).includes("binary"))).toHaveLength(1);
+    warn.mockRestore();
+    client.close();
   });
 });

@@ -130,7 +130,7 @@ describe("session/load replay", () => {
       await a.prompt(sessionId, "alpha").response;
       await a.prompt(sessionId, "beta").response;
       for (const afterSeq of [0, 3, 7, 9, 30]) {
-        // The log as it is now (a resume adds a frame of its own, after its response).
+        // The log as it is now.
         const log = await fullLog(sessionId);
         const n = log.frames.length;
         expect(n).toBeGreaterThan(9);
@@ -310,5 +310,42 @@ describe("closing a shared session", () => {
     expect((await a.prompt(sessionId, "again?").response).error.code).toBe(-32002);
     a.close();
     b.close();
+  });
+});
+
+describe("what a generic ACP client receives", () => {
+  it("gets _hermes/turn_ended only when it asked for it at initialize, live and in a replay", async () => {
+    const asker = await TestClient.ready();
+    const generic = await TestClient.ready({}, { _meta: {} });
+    const sessionId = await asker.newSession(CWD);
+    await generic.call("session/resume", { sessionId, cwd: CWD });
+    await asker.prompt(sessionId, "hello").response;
+    await generic.next((f) => f.params?.update?.sessionUpdate === "usage_update", 5_000, 0);
+    await generic.call("session/list", {});
+    expect(asker.turnsEnded(sessionId)).toHaveLength(1);
+    expect(generic.turnsEnded(sessionId)).toEqual([]);
+
+    const replayer = await TestClient.ready({}, { _meta: {} });
+    const { id, response } = replayer.start("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    await response;
+    expect(before(replayer, id, sessionId).filter((f) => f.method === "_hermes/turn_ended")).toEqual([]);
+    expect((await fullLog(sessionId)).frames.filter((f) => f.method === "_hermes/turn_ended")).toHaveLength(1);
+    for (const c of [asker, generic, replayer]) c.close();
+  });
+
+  it("session/resume sends the command list to the resuming client without adding it to the log, so a load replays no duplicates", async () => {
+    const { client: a, sessionId } = await session();
+    await a.prompt(sessionId, "hello").response;
+    const before = (await fullLog(sessionId)).frames.length;
+    for (let i = 0; i < 3; i++) {
+      const b = await TestClient.ready();
+      await b.call("session/resume", { sessionId, cwd: CWD });
+      await b.next((f) => f.params?.update?.sessionUpdate === "available_commands_update", 5_000, 0);
+      b.close();
+    }
+    const log = await fullLog(sessionId);
+    expect(log.frames.length).toBe(before);
+    expect(log.frames.filter((f) => f.params.update?.sessionUpdate === "available_commands_update")).toHaveLength(1);
+    a.close();
   });
 });

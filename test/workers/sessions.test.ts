@@ -332,8 +332,10 @@ describe("session/delete", () => {
     expect(other.logged(sessionId)).toEqual([]);
     const prompt = await client.prompt(sessionId, "anyone?").response;
     expect(prompt.error.code).toBe(-32002);
+    // ACP: deleting an unknown or already deleted session SHOULD succeed silently.
     const again = await client.request("session/delete", { sessionId });
-    expect(again.error.code).toBe(-32002);
+    expect(again.result).toEqual({});
+    expect((await client.request("session/delete", { sessionId: crypto.randomUUID() })).result).toEqual({});
     client.close();
     other.close();
   });

@@ -31,7 +31,6 @@ describe("two tenants", () => {
       ["session/resume", (id) => ({ sessionId: id, cwd: CWD })],
       ["session/prompt", (id) => ({ sessionId: id, prompt: [{ type: "text", text: "steal" }] })],
       ["session/close", (id) => ({ sessionId: id })],
-      ["session/delete", (id) => ({ sessionId: id })],
     ];
     for (const [method, params] of calls) {
       const foreign = await beta.request(method, params(sessionId));
@@ -39,6 +38,11 @@ describe("two tenants", () => {
       expect(foreign.error, method).toEqual(NOT_FOUND);
       expect(errorBytes(beta, foreign), method).toBe(errorBytes(beta, unknown));
     }
+    // session/delete succeeds silently for an unknown id (ACP), so a foreign one answers the same and deletes nothing.
+    const foreignDelete = await beta.request("session/delete", { sessionId });
+    const unknownDelete = await beta.request("session/delete", { sessionId: crypto.randomUUID() });
+    expect(foreignDelete.result).toEqual({});
+    expect(unknownDelete.result).toEqual({});
     // Nothing of alpha's session reached beta, and the session is untouched.
     expect(beta.frames.filter((f) => f.params?.sessionId === sessionId)).toEqual([]);
     const mine = (await alpha.call("session/list", { cwd: CWD })).sessions.find((s: Frame) => s.sessionId === sessionId);

@@ -135,6 +135,7 @@ describe("runTurn: the tool-calling loop", () => {
     expect(outcome).toEqual({
       stopReason: "end_turn",
       usage: { promptTokens: 40, completionTokens: 6 },
+      totalUsage: { promptTokens: 60, completionTokens: 11 },
       modelCalls: 2,
       toolsUsed: ["add"],
     });
@@ -460,6 +461,7 @@ describe("runTurn: model failures", () => {
     expect(outcome).toEqual({
       stopReason: "end_turn",
       usage: undefined,
+      totalUsage: { promptTokens: 0, completionTokens: 0 },
       modelCalls: 1,
       toolsUsed: [],
       error: { code: -32603, message },
@@ -515,7 +517,7 @@ describe("runTurn: cancellation", () => {
     controller.abort();
     const h = harness();
     const outcome = await runTurn(turnInput(key), h.deps, controller.signal);
-    expect(outcome).toEqual({ stopReason: "cancelled", usage: undefined, modelCalls: 0, toolsUsed: [] });
+    expect(outcome).toEqual({ stopReason: "cancelled", usage: undefined, totalUsage: { promptTokens: 0, completionTokens: 0 }, modelCalls: 0, toolsUsed: [] });
     expect(mock.calls(key)).toHaveLength(0);
     expect(h.updates).toEqual([]);
     expect(h.recorded).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ALWAYS_BLOCKED_TOOLS, blockedToolsFor, childTools, DELEGATE_TOOL_NAME, mayDelegate } from "../../../src/delegate/blocked-tools.js";
+import { ALWAYS_BLOCKED_TOOLS, blockedToolsFor, subagentTools, DELEGATE_TOOL_NAME, mayDelegate } from "../../../src/delegate/blocked-tools.js";
 import { ALL_TOOLS, toolsFor } from "../../../src/tools/index.js";
 import type { AnyTool } from "../../../src/tools/tool.js";
 import { ALL_CAPS, FakeClient } from "../tools/fakes.js";
@@ -44,8 +44,8 @@ describe("blocked tools", () => {
 
   it("removes exactly the blocked tools from the parent's set", () => {
     const parent = ["read_file", "memory", "clarify", "send_message", DELEGATE_TOOL_NAME, "terminal"].map(fake);
-    expect(names(childTools(parent, "leaf", 1, 1))).toEqual(["read_file", "terminal"]);
-    expect(names(childTools(parent, "orchestrator", 1, 2))).toEqual(["read_file", DELEGATE_TOOL_NAME, "terminal"]);
+    expect(names(subagentTools(parent, "leaf", 1, 1))).toEqual(["read_file", "terminal"]);
+    expect(names(subagentTools(parent, "orchestrator", 1, 2))).toEqual(["read_file", DELEGATE_TOOL_NAME, "terminal"]);
   });
 });
 

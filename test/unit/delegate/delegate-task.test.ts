@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { resultWithoutRun } from "../../../src/delegate/child-result.js";
-import type { DelegatePort, SpawnOptions, DelegatedTask } from "../../../src/delegate/delegate-port.js";
+import { resultWithoutRun } from "../../../src/delegate/subagent-result.js";
+import type { SubagentSpawner, SpawnOptions, DelegatedTask } from "../../../src/delegate/subagent-spec.js";
 import { delegateTaskTool, MAX_TASKS_PER_CALL, tasksOf } from "../../../src/delegate/delegate-task.js";
 import { ToolError } from "../../../src/tools/tool.js";
 import { FakeClient, fakeContext } from "../tools/fakes.js";
@@ -38,7 +38,7 @@ describe("delegate_task input", () => {
 describe("delegate_task run", () => {
   it("spawns every task, streams one line per task and returns every result, failures included", async () => {
     const spawned: [DelegatedTask, SpawnOptions][] = [];
-    const port: DelegatePort = {
+    const port: SubagentSpawner = {
       async spawn(task, options) {
         spawned.push([task, options]);
         const id = `sub-${options.taskIndex}`;
@@ -49,7 +49,7 @@ describe("delegate_task run", () => {
         return result;
       },
     };
-    const ctx = { ...fakeContext(new FakeClient()), delegate: port };
+    const ctx = { ...fakeContext(new FakeClient()), subagents: port };
     const outcome = await delegateTaskTool.run({ tasks: [{ goal: "good" }, { goal: "bad" }] }, ctx);
     expect(spawned.map(([t, o]) => [t.goal, o.taskIndex, o.parentToolCallId])).toEqual([
       ["good", 0, "call-1"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ForwardedRequest } from "../../../src/delegate/delegate-port.js";
+import type { ForwardedRequest } from "../../../src/delegate/subagent-spec.js";
 import { forwardFailure, forwardingClientPort } from "../../../src/delegate/forward-port.js";
 import { ClientRequestError } from "../../../src/session/client-requests.js";
 import { describeClientError } from "../../../src/tools/client-calls.js";

@@ -1,6 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { decorateChildUpdate, editorParams, isRelayed, relayedToolCallId } from "../../../src/delegate/relay.js";
+import { decorateSubagentUpdate, editorParams, isRelayed, relayedToolCallId } from "../../../src/delegate/relay.js";
 
 const ids = { parentSessionId: "parent-1", subagentId: "sub-1", parentToolCallId: "call_delegate" };
 
@@ -13,7 +13,7 @@ describe("relaying a child's updates", () => {
 
   it("gives a child's tool call an id of its own and names the sub-agent and the delegate call", () => {
     const update: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: "call_mock_0", title: "Read /a", kind: "read", status: "pending" };
-    expect(decorateChildUpdate(update, ids)).toEqual({
+    expect(decorateSubagentUpdate(update, ids)).toEqual({
       ...update,
       toolCallId: "sub-1/call_mock_0",
       _meta: { hermes: { subagentId: "sub-1", parentToolCallId: "call_delegate" } },
@@ -27,7 +27,7 @@ describe("relaying a child's updates", () => {
       status: "completed",
       _meta: { other: 1, hermes: { subagentId: "grand-1", parentToolCallId: "call_inner", seq: 3 } },
     };
-    expect(decorateChildUpdate(fromGrandchild, ids)).toEqual({
+    expect(decorateSubagentUpdate(fromGrandchild, ids)).toEqual({
       ...fromGrandchild,
       toolCallId: "sub-1/grand-1/call_0",
       _meta: { other: 1, hermes: { subagentId: "grand-1", parentToolCallId: "sub-1/call_inner", seq: 3 } },

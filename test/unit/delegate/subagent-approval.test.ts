@@ -1,7 +1,7 @@
 // HERMES_SUBAGENT_APPROVAL: parsing, and the gate that denies instead of asking.
 import { describe, expect, it, vi } from "vitest";
 import { delegationSettings } from "../../../src/config.js";
-import { AUTO_DENY_REASON } from "../../../src/delegate/child-run.js";
+import { AUTO_DENY_REASON } from "../../../src/delegate/subagent-task.js";
 import type { Env } from "../../../src/env.js";
 import { PermissionGate, type GatePorts } from "../../../src/session/permission-gate.js";
 import { ToolError, type GateRequest } from "../../../src/tools/tool.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resultWithoutRun } from "../../../src/delegate/child-result.js";
+import { resultWithoutRun } from "../../../src/delegate/subagent-result.js";
 import { TaskBoard } from "../../../src/delegate/task-board.js";
 
 describe("TaskBoard", () => {

@@ -17,7 +17,7 @@ interface Waiter {
   start(): void;
 }
 
-export class ChildPool {
+export class SubagentPool {
   #running = 0;
   #peak = 0;
   #paused: boolean;

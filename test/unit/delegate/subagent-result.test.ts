@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundSummary, MAX_SUMMARY_CHARS, resultsForModel, resultWithoutRun, shortLine, statusOf } from "../../../src/delegate/child-result.js";
+import { boundSummary, MAX_SUMMARY_CHARS, resultsForModel, resultWithoutRun, shortLine, statusOf } from "../../../src/delegate/subagent-result.js";
 
 describe("boundSummary", () => {
   it("keeps a short summary as it is (trimmed)", () => {

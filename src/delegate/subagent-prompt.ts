@@ -3,12 +3,12 @@
  * pass on, where it works, what it can use and what its final message is for.
  * It starts with a fresh history, so this is all it knows.
  */
-import type { ChildRole } from "./blocked-tools.js";
+import type { SubagentRole } from "./blocked-tools.js";
 
-export interface ChildPromptInput {
+export interface SubagentPromptInput {
   goal: string;
   context?: string | undefined;
-  role: ChildRole;
+  role: SubagentRole;
   /** True when this child may delegate further (`delegate_task` is among its tools). */
   canDelegate: boolean;
   cwd: string;
@@ -16,7 +16,7 @@ export interface ChildPromptInput {
   toolNames: string[];
 }
 
-export function childSystemPrompt(input: ChildPromptInput): string {
+export function subagentSystemPrompt(input: SubagentPromptInput): string {
   const dirs = input.additionalDirectories.length ? `\nAdditional directories: ${input.additionalDirectories.join(", ")}` : "";
   const tools = input.toolNames.length
     ? `Tools you can call: ${input.toolNames.join(", ")}.`

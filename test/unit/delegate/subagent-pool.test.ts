@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChildPool, PoolAbortedError } from "../../../src/delegate/child-pool.js";
+import { SubagentPool, PoolAbortedError } from "../../../src/delegate/subagent-pool.js";
 
 /** A task that runs until released, recording when it started. */
 function gate() {
@@ -10,9 +10,9 @@ function gate() {
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-describe("ChildPool", () => {
+describe("SubagentPool", () => {
   it("never runs more than its capacity and lets every task finish", async () => {
-    const pool = new ChildPool(3);
+    const pool = new SubagentPool(3);
     let running = 0;
     let max = 0;
     const tasks = Array.from({ length: 10 }, (_, i) =>
@@ -31,7 +31,7 @@ describe("ChildPool", () => {
   });
 
   it("starts waiting tasks in the order they arrived", async () => {
-    const pool = new ChildPool(1);
+    const pool = new SubagentPool(1);
     const started: number[] = [];
     const gates = Array.from({ length: 4 }, gate);
     const runs = gates.map((g, i) =>
@@ -52,7 +52,7 @@ describe("ChildPool", () => {
   });
 
   it("a failing task frees its slot and does not touch the others", async () => {
-    const pool = new ChildPool(1);
+    const pool = new SubagentPool(1);
     const failing = pool.run(async () => {
       throw new Error("boom");
     });
@@ -62,7 +62,7 @@ describe("ChildPool", () => {
   });
 
   it("holds new starts while paused and releases them in order on resume", async () => {
-    const pool = new ChildPool(2, { paused: true });
+    const pool = new SubagentPool(2, { paused: true });
     const started: number[] = [];
     const runs = [0, 1, 2].map((i) => pool.run(async () => void started.push(i)));
     await tick();
@@ -74,7 +74,7 @@ describe("ChildPool", () => {
   });
 
   it("pausing leaves running tasks alone and holds only the ones not yet started", async () => {
-    const pool = new ChildPool(1);
+    const pool = new SubagentPool(1);
     const first = gate();
     const started: string[] = [];
     const a = pool.run(async () => {
@@ -95,7 +95,7 @@ describe("ChildPool", () => {
   });
 
   it("drops a waiting task whose signal aborts, without using a slot", async () => {
-    const pool = new ChildPool(1);
+    const pool = new SubagentPool(1);
     const first = gate();
     const running = pool.run(() => first.done);
     const controller = new AbortController();
@@ -110,7 +110,7 @@ describe("ChildPool", () => {
   });
 
   it("rejects at once when the signal is already aborted", async () => {
-    const pool = new ChildPool(3);
+    const pool = new SubagentPool(3);
     const controller = new AbortController();
     controller.abort();
     await expect(pool.run(async () => 1, controller.signal)).rejects.toBeInstanceOf(PoolAbortedError);
@@ -118,6 +118,6 @@ describe("ChildPool", () => {
   });
 
   it("refuses a capacity below one", () => {
-    expect(() => new ChildPool(0)).toThrow(RangeError);
+    expect(() => new SubagentPool(0)).toThrow(RangeError);
   });
 });

@@ -1,13 +1,13 @@
-// The parent's side of delegation in Node: fake child objects stand in for
+// The parent's side of delegation in Node: fake sub-agent links stand in for
 // the sub-agent Durable Objects, a fake store for the parent's record.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DelegationSettings } from "../../../src/config.js";
-import { resultWithoutRun, type ChildResult } from "../../../src/delegate/child-result.js";
-import type { ChildEvent, ChildSpec, DelegatedTask } from "../../../src/delegate/delegate-port.js";
-import { SubagentHost, type ChildLink } from "../../../src/delegate/subagent-host.js";
+import { resultWithoutRun, type SubagentResult } from "../../../src/delegate/subagent-result.js";
+import type { SubagentEvent, SubagentSpec, DelegatedTask } from "../../../src/delegate/subagent-spec.js";
+import { Subagents, type SubagentLink } from "../../../src/delegate/subagents.js";
 import type { SessionRecord } from "../../../src/session/session-record.js";
-import type { SessionRuntime } from "../../../src/session/session-runtime.js";
+import type { UpdateLog } from "../../../src/session/update-log.js";
 import { FakeClient } from "../tools/fakes.js";
 
 const RECORD = {
@@ -34,10 +34,10 @@ const RECORD = {
 } satisfies SessionRecord;
 
 /** A child that finishes when told to, or when interrupted. */
-class FakeChild implements ChildLink {
-  spec: ChildSpec | null = null;
+class FakeChild implements SubagentLink {
+  spec: SubagentSpec | null = null;
   interrupts = 0;
-  #finish!: (status: ChildResult["status"]) => void;
+  #finish?: (status: SubagentResult["status"]) => void;
   readonly started: Promise<void>;
   #onStart!: () => void;
 
@@ -45,7 +45,7 @@ class FakeChild implements ChildLink {
     this.started = new Promise((r) => (this.#onStart = r));
   }
 
-  runChild(spec: ChildSpec): Promise<ChildResult> {
+  runSubagentTask(spec: SubagentSpec): Promise<SubagentResult> {
     this.spec = spec;
     this.#onStart();
     if (this.behaviour === "throw") return Promise.reject(new Error("object exploded"));
@@ -54,40 +54,45 @@ class FakeChild implements ChildLink {
     });
   }
 
-  finish(status: ChildResult["status"] = "completed"): void {
-    this.#finish(status);
+  finish(status: SubagentResult["status"] = "completed"): void {
+    this.#finish?.(status);
   }
 
-  async interruptChild(): Promise<void> {
+  async interruptSubagentTask(): Promise<void> {
     this.interrupts += 1;
-    this.#finish("interrupted");
+    this.#finish?.("interrupted");
   }
 }
 
 function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}) {
   let current: SessionRecord = { ...RECORD, ...record };
-  const runtime = {
+  const log = {
     store: { record: () => current, updateRecord: (patch: Partial<SessionRecord>) => (current = { ...current, ...patch }) },
-  } as unknown as SessionRuntime;
+  } as unknown as UpdateLog;
   const children: FakeChild[] = [];
   const behaviours: ("wait" | "throw")[] = [];
   const indexUpdates: [string, unknown][] = [];
   let n = 0;
-  const host = new SubagentHost({
-    runtime,
-    index: { update: async (id: string, patch: unknown) => void indexUpdates.push([id, patch]) } as never,
-    settings: { maxSpawnDepth: 1, maxConcurrentChildren: 3, subagentApproval: "ask", ...settings },
-    newId: () => `sub-${++n}`,
-    now: () => 0,
-    child: () => {
-      const child = new FakeChild(behaviours.shift() ?? "wait");
-      children.push(child);
+  const links = new Map<string, FakeChild>();
+  const host = new Subagents(
+    log,
+    { update: async (id: string, patch: unknown) => void indexUpdates.push([id, patch]) } as never,
+    { maxSpawnDepth: 1, maxConcurrentChildren: 3, subagentApproval: "ask", ...settings },
+    (id) => {
+      let child = links.get(id);
+      if (!child) {
+        child = new FakeChild(behaviours.shift() ?? "wait");
+        links.set(id, child);
+        children.push(child);
+      }
       return child;
     },
-  });
+    () => `sub-${++n}`,
+    () => 0,
+  );
   const client = new FakeClient({ fs: { readTextFile: true } });
   const emitted: SessionUpdate[] = [];
-  const events: ChildEvent[] = [];
+  const events: SubagentEvent[] = [];
   const controller = new AbortController();
   const spawn = (task: Partial<DelegatedTask> = {}, taskIndex = 0) =>
     host.spawn(
@@ -99,7 +104,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-describe("SubagentHost", () => {
+describe("Subagents", () => {
   it("runs at most the configured number of children; the rest wait and then run", async () => {
     const s = setup({ maxConcurrentChildren: 2 });
     const runs = [0, 1, 2, 3, 4].map((i) => s.spawn({}, i));
@@ -196,26 +201,26 @@ describe("SubagentHost", () => {
     const s = setup();
     const runs = [0, 1].map((i) => s.spawn({}, i));
     await tick();
-    expect(s.host.interrupt("sub-1")).toBe(true);
-    expect(s.host.interrupt("nope")).toBe(false);
+    expect(s.host.control({ action: "interrupt", subagentId: "sub-1" })).toMatchObject({ interrupted: "sub-1" });
+    expect(() => s.host.control({ action: "interrupt", subagentId: "nope" })).toThrow(/Resource not found/);
     s.children[1]!.finish();
     expect((await Promise.all(runs)).map((r) => r.status)).toEqual(["interrupted", "completed"]);
-    expect(s.host.interrupt("sub-1")).toBe(false);
+    expect(() => s.host.control({ action: "interrupt", subagentId: "sub-1" })).toThrow(/Resource not found/);
   });
 
   it("pause holds new spawns (and is remembered with the session); resume releases them", async () => {
     const s = setup();
-    expect(s.host.setPaused(true)).toMatchObject({ paused: true });
+    expect(s.host.control({ action: "pause" })).toMatchObject({ paused: true });
     expect(s.record().delegation).toEqual({ spawnPaused: true });
     const run = s.spawn();
     await tick();
     expect(s.children).toHaveLength(0);
-    s.host.setPaused(false);
+    s.host.control({ action: "resume" });
     await tick();
     expect(s.children).toHaveLength(1);
     s.children[0]!.finish();
     await run;
-    expect(s.record().delegation).toEqual({ spawnPaused: false });
+    expect(s.record().delegation).toEqual({ spawnPaused: false, running: [] });
   });
 
   it("forwards a child's editor request in the parent's name, and refuses other methods", async () => {
@@ -258,5 +263,41 @@ describe("SubagentHost", () => {
     expect(setup({ maxSpawnDepth: 0 }).host.canDelegate()).toBe(false);
     expect(setup({}, { kind: "subagent", delegation: { depth: 1, role: "orchestrator" } }).host.canDelegate()).toBe(false);
     expect(setup({ maxSpawnDepth: 2 }, { kind: "subagent", delegation: { depth: 1, role: "orchestrator" } }).host.canDelegate()).toBe(true);
+  });
+
+  it("remembers which sub-agents run, so a restarted parent stops them and records them as interrupted", async () => {
+    const s = setup();
+    const runs = [0, 1].map((i) => s.spawn({}, i));
+    await tick();
+    expect(s.record().delegation?.running).toEqual(["sub-1", "sub-2"]);
+    // A new parent object over the same record: what a restart leaves.
+    const restarted = setup({}, s.record());
+    const ids = await restarted.host.recoverInterrupted();
+    expect(ids).toEqual(["sub-1", "sub-2"]);
+    expect(restarted.children.map((c) => c.interrupts)).toEqual([1, 1]);
+    expect(restarted.indexUpdates).toEqual([
+      ["sub-1", { endReason: "interrupted", updatedAt: 0 }],
+      ["sub-2", { endReason: "interrupted", updatedAt: 0 }],
+    ]);
+    expect(restarted.record().delegation?.running).toEqual([]);
+    s.children.forEach((c) => c.finish());
+    await Promise.all(runs);
+  });
+
+  describe("when a sub-agent never answers", () => {
+    afterEach(() => vi.useRealTimers());
+
+    it("gives up after the task's limit plus a grace period, interrupts it and reports it failed", async () => {
+      vi.useFakeTimers();
+      const s = setup();
+      const run = s.spawn({ timeoutMs: 1_000 });
+      await vi.advanceTimersByTimeAsync(30_999);
+      expect(s.events.map((e) => e.type)).toEqual(["queued", "started"]);
+      await vi.advanceTimersByTimeAsync(2);
+      const result = await run;
+      expect(result.status).toBe("failed");
+      expect(result.summary).toMatch(/could not be reached: no answer within 31 s/);
+      expect(s.children[0]!.interrupts).toBe(1);
+    });
   });
 });

@@ -3,25 +3,26 @@
  * the run's figures. The full text stays in the sub-agent's own history.
  */
 import type { StopReason } from "@agentclientprotocol/sdk";
+import type { SubagentStopCause } from "./subagent-spec.js";
 
-export type ChildStatus = "completed" | "failed" | "interrupted" | "timeout";
+export type SubagentStatus = "completed" | "failed" | "interrupted" | "timeout";
 
-export interface ChildTokens {
+export interface SubagentTokens {
   input: number;
   output: number;
   total: number;
 }
 
-export interface ChildResult {
+export interface SubagentResult {
   task_index: number;
   /** The sub-agent's ACP session id: `session/load` it to read everything it did. */
   subagent_id: string;
-  status: ChildStatus;
+  status: SubagentStatus;
   summary: string;
   api_calls: number;
   duration_seconds: number;
   model: string;
-  tokens: ChildTokens;
+  tokens: SubagentTokens;
   tools_used: string[];
 }
 
@@ -46,11 +47,8 @@ export function shortLine(text: string, max = 120): string {
   return first.length <= max ? first : `${first.slice(0, max - 1)}…`;
 }
 
-/** Why a run stopped early, if something outside the model stopped it. */
-export type StopCause = "interrupted" | "timeout" | null;
-
 /** The status of a finished run from how its turn ended. */
-export function statusOf(outcome: { stopReason: StopReason; error?: unknown; modelCalls?: number }, cause: StopCause): ChildStatus {
+export function statusOf(outcome: { stopReason: StopReason; error?: unknown; modelCalls?: number }, cause: SubagentStopCause | null): SubagentStatus {
   if (cause === "timeout") return "timeout";
   if (cause === "interrupted" || outcome.stopReason === "cancelled") return "interrupted";
   if (outcome.error !== undefined || outcome.modelCalls === undefined) return "failed";
@@ -59,7 +57,7 @@ export function statusOf(outcome: { stopReason: StopReason; error?: unknown; mod
 }
 
 /** The result of a task that never ran (interrupted while it waited, or its object could not be reached). */
-export function resultWithoutRun(task_index: number, subagent_id: string, model: string, status: ChildStatus, summary: string): ChildResult {
+export function resultWithoutRun(task_index: number, subagent_id: string, model: string, status: SubagentStatus, summary: string): SubagentResult {
   return {
     task_index,
     subagent_id,
@@ -74,8 +72,8 @@ export function resultWithoutRun(task_index: number, subagent_id: string, model:
 }
 
 /** The tool output the parent model reads: a one-line tally, then the results as JSON. */
-export function resultsForModel(results: ChildResult[]): string {
-  const counts = new Map<ChildStatus, number>();
+export function resultsForModel(results: SubagentResult[]): string {
+  const counts = new Map<SubagentStatus, number>();
   for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
   const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   return `${results.length} delegated task${results.length === 1 ? "" : "s"}: ${tally}.\n${JSON.stringify({ results }, null, 2)}`;

@@ -1,0 +1,205 @@
+/**
+ * A sub-agent's side of its task, inside its own session object: make the
+ * session (kind `subagent`, indexed in D1), run the task through the
+ * session's prompt runner with the sub-agent's overrides (focused system
+ * prompt, restricted tools, the editor reached through the parent, tool
+ * calls relayed to it), and report a bounded result. History and updates
+ * stay in this session, so `session/load` replays the whole run.
+ */
+import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
+import { sessionInfoUpdate } from "../acp/updates.js";
+import type { ModelSettings } from "../config.js";
+import type { SegmentIndex } from "../db/segment-index.js";
+import type { SessionIndex } from "../db/session-index.js";
+import { createSession } from "../session/create-session.js";
+import { toolAllowedInMode } from "../session/modes.js";
+import { Outbox } from "../session/outbox.js";
+import type { PromptRunner, RunOutcome } from "../session/prompt-runner.js";
+import type { SessionRpc } from "../session/session-rpc.js";
+import { availableCommands } from "../session/slash-commands.js";
+import type { UpdateLog } from "../session/update-log.js";
+import type { AnyTool, ClientPort } from "../tools/tool.js";
+import { DELEGATE_TOOL_NAME, subagentTools } from "./blocked-tools.js";
+import { forwardingClientPort } from "./forward-port.js";
+import { isRelayed } from "./relay.js";
+import { subagentSystemPrompt } from "./subagent-prompt.js";
+import { boundSummary, resultWithoutRun, shortLine, statusOf, type SubagentResult, type SubagentStatus } from "./subagent-result.js";
+import type { SubagentSpec, SubagentStopCause } from "./subagent-spec.js";
+
+export const AUTO_DENY_REASON = "sub-agents may not ask for permission on this service (HERMES_SUBAGENT_APPROVAL=deny)";
+
+/** The parent's session object as its sub-agent calls it. */
+export type ParentLink = Pick<SessionRpc, "forwardEditorRequest" | "relaySubagentUpdates">;
+
+export interface SubagentTaskParts {
+  log: UpdateLog;
+  runner: PromptRunner;
+  index: SessionIndex;
+  segments: SegmentIndex;
+  settings: ModelSettings;
+  /** The registry: tools the client's capabilities allow. */
+  tools(client: ClientPort): AnyTool[];
+  maxSpawnDepth: number;
+  parent(sessionId: string): ParentLink;
+  now(): number;
+}
+
+export class SubagentTask {
+  #run: { cause: SubagentStopCause | null } | null = null;
+
+  constructor(private readonly parts: SubagentTaskParts) {}
+
+  /** Stops the running task at its next step; a no-op when none runs. */
+  interrupt(cause: SubagentStopCause): void {
+    const run = this.#run;
+    if (!run || run.cause) return;
+    run.cause = cause;
+    this.parts.runner.cancelAll();
+  }
+
+  async run(spec: SubagentSpec): Promise<SubagentResult> {
+    if (this.#run) return resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, "failed", "This sub-agent is already running a task.");
+    // Set before the first await: an interrupt sent right after this call must find it.
+    const run: { cause: SubagentStopCause | null } = { cause: null };
+    this.#run = run;
+    const started = this.parts.now();
+    const timer = spec.timeoutMs ? setTimeout(() => this.interrupt("timeout"), spec.timeoutMs) : undefined;
+    const last = new LastMessage();
+    let outcome: RunOutcome | null = null;
+    let failure: string | null = null;
+    try {
+      await this.#ensureSession(spec);
+      outcome = await this.#turn(spec, last);
+    } catch (err) {
+      console.error("sub-agent task failed", { subagentId: spec.subagentId, parent: spec.parentSessionId }, err);
+      failure = `The sub-agent failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      clearTimeout(timer);
+      this.#run = null;
+    }
+    const status: SubagentStatus = failure ? "failed" : statusOf(outcome!, run.cause);
+    const tokens = outcome?.totalUsage ?? { promptTokens: 0, completionTokens: 0 };
+    if (this.#owns(spec)) {
+      await this.parts.index.update(spec.subagentId, { endReason: status, updatedAt: this.parts.now() }).catch((err) => console.error("sub-agent index update failed", err));
+    }
+    return {
+      task_index: spec.taskIndex,
+      subagent_id: spec.subagentId,
+      status,
+      summary: boundSummary(summaryText(status, failure, outcome, last.text(), spec.maxModelCalls), undefined, `sub-agent session ${spec.subagentId}`),
+      api_calls: outcome?.modelCalls ?? 0,
+      duration_seconds: Math.round((this.parts.now() - started) / 100) / 10,
+      model: this.parts.log.store.record()?.model ?? spec.model,
+      tokens: { input: tokens.promptTokens, output: tokens.completionTokens, total: tokens.promptTokens + tokens.completionTokens },
+      tools_used: outcome?.toolsUsed ?? [],
+    };
+  }
+
+  /** Whether this object is the sub-agent session `spec` names (not some other session using the id). */
+  #owns(spec: SubagentSpec): boolean {
+    const record = this.parts.log.store.record();
+    return record !== null && record.kind === "subagent" && record.parentId === spec.parentSessionId && record.tenant === spec.tenant;
+  }
+
+  async #ensureSession(spec: SubagentSpec): Promise<void> {
+    const { log, index, now } = this.parts;
+    if (log.store.record() && !this.#owns(spec)) throw new Error("another session already uses this sub-agent id");
+    if (!log.store.record()) {
+      const conn = { connectionId: "", tenant: spec.tenant, clientCapabilities: spec.clientCapabilities };
+      await createSession(log.store, index, this.parts.segments, conn, {
+        sessionId: spec.subagentId,
+        cwd: spec.cwd,
+        additionalDirectories: spec.additionalDirectories,
+        kind: "subagent",
+        parentId: spec.parentSessionId,
+        rootId: spec.rootId,
+        model: spec.model,
+        mode: spec.mode,
+        parentLineage: spec.parentLineage,
+      }, this.parts.settings);
+      log.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() });
+    }
+    const title = `Sub-agent ${spec.taskIndex + 1}: ${shortLine(spec.goal, 80)}`;
+    // The parent's mode and model now, whatever they were when this session was made.
+    log.store.updateRecord({
+      mode: spec.mode,
+      model: spec.model,
+      reasoningEffort: spec.reasoningEffort,
+      title,
+      delegation: { depth: spec.depth, role: spec.role, parentToolCallId: spec.parentToolCallId },
+    });
+    log.emit(sessionInfoUpdate(title, new Date(now()).toISOString()));
+    await index.update(spec.subagentId, { title, mode: spec.mode, model: spec.model, endReason: null, updatedAt: now() });
+  }
+
+  async #turn(spec: SubagentSpec, last: LastMessage): Promise<RunOutcome> {
+    const record = this.parts.log.store.record()!;
+    const parent = this.parts.parent(spec.parentSessionId);
+    // Ordered and batched, off the turn's path. A parent that no longer knows this
+    // sub-agent (it restarted) cannot take its work: the task stops as interrupted.
+    const relay = new Outbox((frames) => parent.relaySubagentUpdates(spec.subagentId, frames), () => this.interrupt("interrupted"));
+    const client = forwardingClientPort(spec.clientCapabilities, (request) => parent.forwardEditorRequest(spec.subagentId, request));
+    const offered = this.parts.tools(client).filter((tool) => toolAllowedInMode(record.mode, tool.kind));
+    const tools = subagentTools(offered, spec.role, spec.depth, this.parts.maxSpawnDepth);
+    const systemPrompt = subagentSystemPrompt({
+      goal: spec.goal,
+      context: spec.context,
+      role: spec.role,
+      canDelegate: tools.some((t) => t.name === DELEGATE_TOOL_NAME),
+      cwd: record.cwd,
+      additionalDirectories: record.additionalDirectories,
+      toolNames: tools.map((t) => t.name),
+    });
+    const prompt: ContentBlock[] = [{ type: "text", text: spec.goal }];
+    try {
+      return await this.parts.runner.runTask(prompt, {
+        client,
+        tools,
+        systemPrompt,
+        maxModelCalls: spec.maxModelCalls,
+        observe: (update) => {
+          last.observe(update);
+          if (isRelayed(update)) relay.push(JSON.stringify(update));
+        },
+        gateLabel: spec.label,
+        ...(spec.approval === "deny" ? { autoDeny: AUTO_DENY_REASON } : {}),
+      });
+    } finally {
+      await relay.drained();
+    }
+  }
+}
+
+/** The text of the last agent message: what the sub-agent said at the end. */
+class LastMessage {
+  #id: string | null | undefined;
+  #text = "";
+
+  observe(update: SessionUpdate): void {
+    if (update.sessionUpdate !== "agent_message_chunk" || update.content.type !== "text") return;
+    if (update.messageId !== this.#id) {
+      this.#id = update.messageId;
+      this.#text = "";
+    }
+    this.#text += update.content.text;
+  }
+
+  text(): string {
+    return this.#text;
+  }
+}
+
+function summaryText(status: SubagentStatus, failure: string | null, outcome: RunOutcome | null, text: string, maxCalls: number): string {
+  if (failure) return failure;
+  const said = text.trim();
+  const prefix =
+    status === "timeout"
+      ? "Stopped: the time limit was reached."
+      : status === "interrupted"
+        ? "Stopped: interrupted."
+        : outcome?.stopReason === "max_turn_requests"
+          ? `Stopped after ${maxCalls} model calls without finishing.`
+          : "";
+  if (!said) return prefix || "(the sub-agent ended without a final message)";
+  return prefix ? `${prefix}\n\n${said}` : said;
+}

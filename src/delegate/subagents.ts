@@ -1,0 +1,237 @@
+/**
+ * A session's sub-agents, from the parent's side: spawns each task as a
+ * sub-agent session object (through the pool), keeps the ones that run,
+ * forwards their editor requests over the parent's connection, relays their
+ * tool calls into the parent's log, and stops them on cancel, on
+ * `_hermes/subagents/interrupt`, or holds new ones on pause.
+ *
+ * Which sub-agents run is stored with the session: a parent restarted in the
+ * middle of a delegation cannot take their results any more, so it stops
+ * them and records them as interrupted instead of leaving them orphaned.
+ */
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { AcpError } from "../acp/errors.js";
+import type { DelegationSettings } from "../config.js";
+import type { SessionIndex } from "../db/session-index.js";
+import type { SessionRpc } from "../session/session-rpc.js";
+import type { UpdateLog } from "../session/update-log.js";
+import { mayDelegate } from "./blocked-tools.js";
+import { decorateSubagentUpdate, editorParams, isRelayed, type RelayIds } from "./relay.js";
+import { forwardFailure } from "./forward-port.js";
+import { PoolAbortedError, SubagentPool } from "./subagent-pool.js";
+import { resultWithoutRun, shortLine, type SubagentResult } from "./subagent-result.js";
+import {
+  SUBAGENT_MAX_MODEL_CALLS,
+  type DelegatedTask,
+  type ForwardedRequest,
+  type ForwardOutcome,
+  type SpawnOptions,
+  type SubagentCommand,
+  type SubagentControlResult,
+  type SubagentSpawner,
+  type SubagentSpec,
+} from "./subagent-spec.js";
+
+/** A sub-agent's session object as its parent calls it. */
+export type SubagentLink = Pick<SessionRpc, "runSubagentTask" | "interruptSubagentTask">;
+
+/**
+ * How long the parent waits for a sub-agent's answer beyond the task's own
+ * time limit (or this default when it has none): an object that never
+ * answers must not hold the parent's turn forever.
+ */
+export const SUBAGENT_ANSWER_GRACE_MS = 30_000;
+export const DEFAULT_SUBAGENT_LIMIT_MS = 30 * 60_000;
+
+/** Editor methods a sub-agent may use through its parent; anything else is refused. */
+const FORWARDABLE = /^(fs\/|terminal\/|session\/request_permission$)/;
+
+interface Running extends Pick<SpawnOptions, "taskIndex" | "client" | "emit" | "onEvent"> {
+  ids: RelayIds;
+  controller: AbortController;
+}
+
+export class Subagents implements SubagentSpawner {
+  readonly pool: SubagentPool;
+  readonly #running = new Map<string, Running>();
+
+  constructor(
+    private readonly log: UpdateLog,
+    private readonly index: SessionIndex,
+    private readonly settings: DelegationSettings,
+    private readonly link: (subagentId: string) => SubagentLink,
+    private readonly newId: () => string = () => crypto.randomUUID(),
+    private readonly now: () => number = Date.now,
+  ) {
+    const paused = log.store.record()?.delegation?.spawnPaused === true;
+    this.pool = new SubagentPool(settings.maxConcurrentChildren, { paused });
+  }
+
+  /** Whether this session may spawn sub-agents at all (its depth and role, and the limit). */
+  canDelegate(): boolean {
+    const record = this.log.store.record();
+    if (!record) return false;
+    return mayDelegate(record.delegation?.role, record.delegation?.depth ?? 0, this.settings.maxSpawnDepth);
+  }
+
+  /** After a restart: sub-agents this session ran are stopped and recorded as interrupted. */
+  async recoverInterrupted(): Promise<string[]> {
+    const ids = this.log.store.record()?.delegation?.running ?? [];
+    if (ids.length === 0) return [];
+    await Promise.allSettled(
+      ids.flatMap((id) => [this.link(id).interruptSubagentTask("interrupted"), this.index.update(id, { endReason: "interrupted", updatedAt: this.now() })]),
+    );
+    this.#remember();
+    return ids;
+  }
+
+  async spawn(task: DelegatedTask, options: SpawnOptions): Promise<SubagentResult> {
+    const record = this.log.store.record()!;
+    const subagentId = this.newId();
+    const controller = new AbortController();
+    const onParentAbort = () => controller.abort();
+    options.signal.addEventListener("abort", onParentAbort, { once: true });
+    if (options.signal.aborted) controller.abort();
+    const ids = { parentSessionId: record.sessionId, subagentId, parentToolCallId: options.parentToolCallId };
+    const entry: Running = { ids, controller, taskIndex: options.taskIndex, client: options.client, emit: options.emit, onEvent: options.onEvent };
+    this.#running.set(subagentId, entry);
+    this.#remember();
+    let result: SubagentResult;
+    try {
+      options.onEvent({ type: "queued", subagentId });
+      result = await this.pool.run(() => this.#run(entry, task), controller.signal);
+    } catch (err) {
+      if (!(err instanceof PoolAbortedError)) throw err;
+      result = resultWithoutRun(options.taskIndex, subagentId, record.model, "interrupted", "Interrupted before it started.");
+    } finally {
+      options.signal.removeEventListener("abort", onParentAbort);
+      this.#running.delete(subagentId);
+      this.#remember();
+    }
+    options.onEvent({ type: "finished", subagentId, result });
+    return result;
+  }
+
+  /** A sub-agent's editor request, sent over the parent's connection in the parent's name. */
+  async forward(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
+    const entry = this.#running.get(subagentId);
+    if (!entry) return { ok: false, error: { kind: "tool", message: "The task this sub-agent works for has ended." } };
+    if (!FORWARDABLE.test(request.method)) return { ok: false, error: { kind: "tool", message: `${request.method} cannot be sent to the editor.` } };
+    try {
+      const result = await entry.client.request(request.method, editorParams(request.method, request.params, entry.ids), {
+        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+        ...(request.cancellable ? { signal: entry.controller.signal } : {}),
+      });
+      return { ok: true, result };
+    } catch (err) {
+      return forwardFailure(err);
+    }
+  }
+
+  /** A sub-agent's tool calls, logged and sent as the parent's, in the order it made them. */
+  relay(subagentId: string, frames: string[]): boolean {
+    const entry = this.#running.get(subagentId);
+    if (!entry) return false;
+    for (const frame of frames) {
+      const update = JSON.parse(frame) as SessionUpdate;
+      if (!isRelayed(update)) continue;
+      entry.emit(decorateSubagentUpdate(update, entry.ids));
+      if (update.sessionUpdate === "tool_call") entry.onEvent({ type: "tool", subagentId, title: update.title });
+    }
+    return true;
+  }
+
+  /** `_hermes/subagents/*` and their REST twins; the caller has checked the tenant. */
+  control(command: SubagentCommand): SubagentControlResult {
+    switch (command.action) {
+      case "interrupt": {
+        const entry = this.#running.get(command.subagentId);
+        if (!entry) throw new AcpError(-32002, "Resource not found", { detail: "no running sub-agent with that id in this session" });
+        entry.controller.abort();
+        return { ...this.state(), interrupted: command.subagentId };
+      }
+      case "pause":
+      case "resume":
+        return this.#setPaused(command.action === "pause");
+    }
+  }
+
+  /** Stops every sub-agent (the parent's turn was cancelled). */
+  interruptAll(): void {
+    for (const entry of this.#running.values()) entry.controller.abort();
+  }
+
+  state(): SubagentControlResult {
+    return { paused: this.pool.paused, running: this.pool.running, waiting: this.pool.waiting, subagentIds: [...this.#running.keys()] };
+  }
+
+  #setPaused(paused: boolean): SubagentControlResult {
+    if (paused) this.pool.pause();
+    else this.pool.resume();
+    const record = this.log.store.record();
+    if (record) this.log.store.updateRecord({ delegation: { ...record.delegation, spawnPaused: paused } });
+    return this.state();
+  }
+
+  #remember(): void {
+    const record = this.log.store.record();
+    if (record) this.log.store.updateRecord({ delegation: { ...record.delegation, running: [...this.#running.keys()] } });
+  }
+
+  async #run(entry: Running, task: DelegatedTask): Promise<SubagentResult> {
+    const { subagentId } = entry.ids;
+    entry.onEvent({ type: "started", subagentId });
+    const spec = this.#spec(entry, task);
+    const link = this.link(subagentId);
+    const interrupt = () => void link.interruptSubagentTask("interrupted").catch(() => undefined);
+    const limitMs = (task.timeoutMs ?? DEFAULT_SUBAGENT_LIMIT_MS) + SUBAGENT_ANSWER_GRACE_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      // Calls on one stub arrive in order, so the interrupt can never overtake the run.
+      const running = link.runSubagentTask(spec);
+      if (entry.controller.signal.aborted) interrupt();
+      else entry.controller.signal.addEventListener("abort", interrupt, { once: true });
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(limitMs / 1000)} s`)), limitMs);
+      });
+      return await Promise.race([running, silent]);
+    } catch (err) {
+      console.error("sub-agent call failed", { parent: entry.ids.parentSessionId, subagentId }, err);
+      interrupt();
+      await this.index.update(subagentId, { endReason: "failed", updatedAt: this.now() }).catch(() => undefined);
+      const reason = err instanceof Error ? err.message : String(err);
+      return resultWithoutRun(entry.taskIndex, subagentId, spec.model, "failed", `The sub-agent's session could not be reached: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+      entry.controller.signal.removeEventListener("abort", interrupt);
+    }
+  }
+
+  /** Read when the sub-agent starts, not when it was queued: it follows the parent's mode and model as they are now. */
+  #spec(entry: Running, task: DelegatedTask): SubagentSpec {
+    const record = this.log.store.record()!;
+    return {
+      tenant: record.tenant,
+      parentSessionId: record.sessionId,
+      parentToolCallId: entry.ids.parentToolCallId,
+      subagentId: entry.ids.subagentId,
+      taskIndex: entry.taskIndex,
+      goal: task.goal,
+      ...(task.context !== undefined ? { context: task.context } : {}),
+      role: task.role,
+      depth: (record.delegation?.depth ?? 0) + 1,
+      maxModelCalls: SUBAGENT_MAX_MODEL_CALLS,
+      ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+      model: record.model,
+      mode: record.mode,
+      reasoningEffort: record.reasoningEffort,
+      cwd: record.cwd,
+      additionalDirectories: record.additionalDirectories,
+      rootId: record.rootId,
+      parentLineage: record.lineage,
+      clientCapabilities: entry.client.capabilities,
+      label: `sub-agent ${entry.taskIndex + 1}: ${shortLine(task.goal, 48)}`,
+      approval: this.settings.subagentApproval,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Write-behind for a session's row in the D1 index. Patches merge into one
+ * pending write that is stored in the session's own SQLite first, so an
+ * eviction cannot lose it, and written to D1 off the turn's path: while a turn
+ * is starting the writer is held, and it flushes after the turn's first
+ * output or when the turn ends. A failed write stays pending and is retried.
+ */
+import type { SessionIndex } from "../db/session-index.js";
+import type { SessionStore } from "./session-store.js";
+
+export type IndexPatch = Parameters<SessionIndex["update"]>[1];
+
+export class IndexWriter {
+  #held = false;
+  #writing: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly index: SessionIndex,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Merges `patch` (plus `updatedAt`) into the pending write; writes it now unless held. */
+  update(patch: IndexPatch): void {
+    const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
+    this.store.savePendingIndexPatch({ ...pending, ...patch, updatedAt: this.now() });
+    if (!this.#held) void this.flush();
+  }
+
+  /** Holds writes back (a turn is on its way to the model). */
+  hold(): void {
+    this.#held = true;
+  }
+
+  /** Lets writes go again and writes what is pending. */
+  release(): Promise<void> {
+    this.#held = false;
+    return this.flush();
+  }
+
+  /** Writes what is pending; resolves when D1 has it (failures are logged and retried on the next flush). */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    const patch = this.store.pendingIndexPatch<IndexPatch>();
+    const sessionId = this.store.record()?.sessionId;
+    if (!patch || !sessionId) return;
+    this.#writing = this.index
+      .update(sessionId, patch)
+      .then(() => {
+        // Clear only what was written; a patch merged in meanwhile stays pending.
+        if (JSON.stringify(this.store.pendingIndexPatch()) === JSON.stringify(patch)) this.store.savePendingIndexPatch(null);
+      })
+      .catch((err) => console.error(`session index write failed for ${sessionId}; kept for retry`, err))
+      .finally(() => {
+        this.#writing = null;
+      });
+    await this.#writing;
+  }
+}

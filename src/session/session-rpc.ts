@@ -1,0 +1,73 @@
+/**
+ * The session object's RPC surface: what connection objects, parent sessions
+ * and REST routes may call. They type their stubs with this interface, never
+ * with the class, so the contract is read here in one place. Every method
+ * that answers a client returns an `RpcOutcome`: errors cross RPC as bodies.
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { JsonRpcErrorBody } from "../acp/errors.js";
+import type { JsonRpcId } from "../acp/jsonrpc.js";
+import type { ChatMessage } from "../agent/model-provider.js";
+import type { SubagentResult } from "../delegate/subagent-result.js";
+import type {
+  ForwardedRequest,
+  ForwardOutcome,
+  SubagentCommand,
+  SubagentControlResult,
+  SubagentSpec,
+  SubagentStopCause,
+} from "../delegate/subagent-spec.js";
+import type { RpcOutcome } from "../durable/rpc-outcome.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import type { CreateSessionInit } from "./create-session.js";
+import type { ForkSnapshot } from "./fork.js";
+
+export interface OpenOptions {
+  /** `session/load`: replay the whole log. `session/resume`: replay only after `afterSeq`, if given. */
+  replay: boolean;
+  afterSeq: number | undefined;
+  cwd: string;
+  additionalDirectories?: string[];
+}
+
+export interface SessionHistory {
+  sessionId: string;
+  currentSegment: number;
+  messages: { segment: number; message: ChatMessage }[];
+}
+
+export interface SessionRpc extends Rpc.DurableObjectBranded {
+  // --- a connection's ACP methods; responses to new/load/resume/fork/prompt go out through the session's outbox
+  create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>>;
+  /** The source side of `session/fork`: everything up to the last completed turn. */
+  forkSnapshot(conn: ConnectionRef): Promise<RpcOutcome<ForkSnapshot>>;
+  /** The new side of `session/fork`: a session made from the snapshot, answered like `session/new`. */
+  createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>>;
+  open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<RpcOutcome<null>>;
+  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>>;
+  /** `session/set_mode`, `session/set_config_option` and the legacy `session/set_model`. */
+  setConfig(conn: ConnectionRef, configId: string, value: unknown): Promise<RpcOutcome>;
+  cancel(conn: ConnectionRef): Promise<RpcOutcome<null>>;
+  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): Promise<void>;
+  close(conn: ConnectionRef): Promise<RpcOutcome>;
+  /** `session/delete`; an unknown session succeeds too (ACP: delete SHOULD succeed silently). */
+  destroy(conn: ConnectionRef): Promise<RpcOutcome>;
+  /** An editor's answer to a request this session sent; false if it is not pending here. */
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean>;
+  detach(connectionId: string): Promise<void>;
+
+  // --- REST
+  readHistory(tenant: string): Promise<RpcOutcome<SessionHistory>>;
+  /** `_hermes/subagents/interrupt|pause|resume` and their REST twins. */
+  subagents(tenant: string, command: SubagentCommand): Promise<RpcOutcome<SubagentControlResult>>;
+
+  // --- sub-agents: the parent calls these on the sub-agent's object
+  runSubagentTask(spec: SubagentSpec): Promise<SubagentResult>;
+  interruptSubagentTask(cause: SubagentStopCause): Promise<void>;
+
+  // --- sub-agents: a sub-agent calls these on its parent's object
+  /** A sub-agent's editor request, sent over the parent's connection. */
+  forwardEditorRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome>;
+  /** A sub-agent's tool calls for the parent's log; false when the parent no longer runs that sub-agent. */
+  relaySubagentUpdates(subagentId: string, frames: string[]): Promise<boolean>;
+}

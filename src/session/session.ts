@@ -1,0 +1,288 @@
+/**
+ * One ACP session: its storage, update log and attachments, settings, prompt
+ * runner and sub-agents, and what each RPC entry point of the session object
+ * does. The Durable Object class only forwards to these methods; everything
+ * here is plain TypeScript over the object's SQLite.
+ */
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
+import type { JsonRpcId } from "../acp/jsonrpc.js";
+import { agentMessageChunk } from "../acp/updates.js";
+import { OpenAIProvider } from "../agent/openai-provider.js";
+import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
+import { PermissionRuleStore } from "../db/permission-rules.js";
+import { SegmentIndex } from "../db/segment-index.js";
+import { SessionIndex } from "../db/session-index.js";
+import type { SubagentResult } from "../delegate/subagent-result.js";
+import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
+import { SubagentTask } from "../delegate/subagent-task.js";
+import { Subagents } from "../delegate/subagents.js";
+import type { Env } from "../env.js";
+import { toolsFor } from "../tools/index.js";
+import type { ClientPort } from "../tools/tool.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import { createSession, type CreateSessionInit } from "./create-session.js";
+import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "./fork.js";
+import { IndexWriter } from "./index-writer.js";
+import type { TurnPorts } from "./model-turn.js";
+import type { Deliver } from "./outbox.js";
+import { PromptRunner } from "./prompt-runner.js";
+import { provenance } from "./provenance.js";
+import type { SessionRecord } from "./session-record.js";
+import type { OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
+import { SettingsController } from "./session-settings.js";
+import { SessionStore } from "./session-store.js";
+import { availableCommands } from "./slash-commands.js";
+import { UpdateLog } from "./update-log.js";
+
+/** What only the Durable Object can do for its session. */
+export interface SessionHost {
+  /** Sends frames to a connection object; false when it has no socket any more. */
+  deliver(connectionId: string): Deliver;
+  /** Keeps the object awake while a turn runs (an alarm heartbeat). */
+  keepAlive(running: boolean): void;
+  /** Deletes all of the object's storage (`session/delete`). */
+  wipe(): Promise<void>;
+  /** Another session object (a sub-agent or a parent). */
+  session(sessionId: string): DurableObjectStub<SessionRpc>;
+}
+
+export class Session {
+  readonly store: SessionStore;
+  readonly log: UpdateLog;
+  readonly index: SessionIndex;
+  readonly indexWriter: IndexWriter;
+  readonly segments: SegmentIndex;
+  readonly settings: ModelSettings;
+  readonly config: SettingsController;
+  readonly runner: PromptRunner;
+  /** This session as a parent: the sub-agents it runs. */
+  readonly subagents: Subagents;
+  /** This session as a sub-agent: the task its parent gave it. */
+  readonly task: SubagentTask;
+
+  constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
+    this.store = new SessionStore(sql);
+    this.store.migrate();
+    this.log = new UpdateLog(this.store, host.deliver);
+    this.index = new SessionIndex(env.DB);
+    this.indexWriter = new IndexWriter(this.store, this.index);
+    this.segments = new SegmentIndex(env.DB);
+    this.settings = modelSettings(env);
+    this.config = new SettingsController(this.log, this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
+    const delegation = delegationSettings(env);
+    // One stub per session keeps calls to it in the order they were made.
+    const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
+    const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
+    this.subagents = new Subagents(this.log, this.index, delegation, stub);
+    // `delegate_task` is in the registry only while this session may delegate.
+    const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.subagents.canDelegate() });
+    const settings = this.settings;
+    const turn: TurnPorts = {
+      log: this.log,
+      settings,
+      // One client for the object's lifetime: building it per turn is measurable on the first-token path.
+      provider: settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null,
+      tools,
+      permissionRules: new PermissionRuleStore(env.DB),
+      segments: this.segments,
+      permissionTimeoutMs: permissionTimeoutMs(env),
+      coalesceMs: coalesceMs(env),
+      newId: () => crypto.randomUUID(),
+      subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
+    };
+    this.runner = new PromptRunner({ turn, settings: this.config, index: this.indexWriter, keepAlive: host.keepAlive });
+    this.task = new SubagentTask({
+      log: this.log,
+      runner: this.runner,
+      index: this.index,
+      segments: this.segments,
+      settings,
+      tools,
+      maxSpawnDepth: delegation.maxSpawnDepth,
+      parent: stub,
+      now: Date.now,
+    });
+    if (this.store.record()) this.#recover();
+  }
+
+  // --- a connection's ACP methods -------------------------------------------------------
+
+  /** `session/new`; the response goes out through the outbox so later updates follow it. */
+  async create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<null> {
+    const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
+    this.log.attach(conn);
+    await this.#answerOpen(conn, requestId, result, "log");
+    return null;
+  }
+
+  forkSnapshot(conn: ConnectionRef): ForkSnapshot {
+    this.#own(conn);
+    return takeSnapshot(this.store, completedBoundary(this.store, this.runner.runningTurnStart()));
+  }
+
+  async createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<null> {
+    const source = snapshot.record;
+    const result = await createSession(this.store, this.index, this.segments, conn, {
+      ...init,
+      kind: "fork",
+      parentId: source.sessionId,
+      rootId: source.rootId,
+      model: source.model,
+      mode: source.mode,
+      parentLineage: source.lineage,
+    }, this.settings);
+    const title = source.title ? `Fork: ${source.title}` : null;
+    this.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
+    if (title) this.indexWriter.update({ title });
+    importSnapshot(this.store, snapshot, init.sessionId);
+    this.log.attach(conn);
+    await this.#answerOpen(conn, requestId, result, "log");
+    return null;
+  }
+
+  /** `session/load` (full replay) and `session/resume` (replay only after `afterSeq`, if given). */
+  async open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<null> {
+    const { sessionId } = this.#own(conn);
+    // ACP: the roots a load/resume names are the complete set; omitted means none.
+    const roots = { cwd: options.cwd, additionalDirectories: options.additionalDirectories ?? [] };
+    // Index first, so a list right after the response agrees; no await may come between attach and replay.
+    this.indexWriter.update({ status: "active", ...roots });
+    await this.indexWriter.flush();
+    this.log.attach(conn);
+    const { lineage } = this.store.updateRecord({ status: "active", ...roots });
+    if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
+    const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
+    await this.#answerOpen(conn, requestId, { _meta: meta }, options.replay ? "replayed" : "send");
+    return null;
+  }
+
+  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): null {
+    this.#ownAttached(conn);
+    this.runner.enqueue(conn, requestId, prompt);
+    return null;
+  }
+
+  setConfig(conn: ConnectionRef, configId: string, value: unknown): { configOptions: ReturnType<SettingsController["set"]> } {
+    this.#ownAttached(conn);
+    return { configOptions: this.config.set(configId, value) };
+  }
+
+  cancel(conn: ConnectionRef): null {
+    this.#ownAttached(conn);
+    this.runner.cancelAll();
+    this.task.interrupt("interrupted");
+    return null;
+  }
+
+  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): void {
+    if (this.log.isAttached(conn.connectionId)) this.runner.cancelRequest(conn.connectionId, requestId);
+  }
+
+  /** `session/close`: the turn stops, connections are let go, history stays. */
+  async close(conn: ConnectionRef): Promise<Record<string, never>> {
+    await this.#stop(conn);
+    this.store.updateRecord({ status: "closed" });
+    this.indexWriter.update({ status: "closed" });
+    await this.indexWriter.flush();
+    return {};
+  }
+
+  /** `session/delete`: storage and index row go. Unknown (or foreign) ids succeed too, as ACP asks. */
+  async destroy(conn: ConnectionRef): Promise<Record<string, never>> {
+    const record = this.store.record();
+    if (!record || record.tenant !== conn.tenant) return {};
+    await this.#stop(conn);
+    await this.index.delete(record.sessionId);
+    await this.segments.deleteForSession(record.sessionId);
+    await this.host.wipe();
+    return {};
+  }
+
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
+    return this.log.isAttached(connectionId) && this.log.requests.settle(response);
+  }
+
+  detach(connectionId: string): void {
+    this.log.detach(connectionId);
+  }
+
+  // --- REST ------------------------------------------------------------------------------------
+
+  readHistory(tenant: string): SessionHistory {
+    const record = this.#own({ tenant });
+    return { sessionId: record.sessionId, currentSegment: record.segment, messages: this.store.allHistory() };
+  }
+
+  controlSubagents(tenant: string, command: SubagentCommand): SubagentControlResult {
+    this.#own({ tenant });
+    return this.subagents.control(command);
+  }
+
+  // --- sub-agents ------------------------------------------------------------------------------
+
+  runSubagentTask(spec: SubagentSpec): Promise<SubagentResult> {
+    return this.task.run(spec);
+  }
+
+  interruptSubagentTask(cause: SubagentStopCause): void {
+    this.task.interrupt(cause);
+  }
+
+  forwardEditorRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
+    return this.subagents.forward(subagentId, request);
+  }
+
+  relaySubagentUpdates(subagentId: string, frames: string[]): boolean {
+    return this.subagents.relay(subagentId, frames);
+  }
+
+  // --- inside ---------------------------------------------------------------------------------
+
+  /** The record if `conn`'s tenant owns this session; otherwise the same -32002 as for an unknown id. */
+  #own(conn: Pick<ConnectionRef, "tenant">): SessionRecord {
+    const record = this.store.record();
+    if (!record || record.tenant !== conn.tenant) throw AcpError.resourceNotFound();
+    return record;
+  }
+
+  /** Like `#own`, and the connection must have created, loaded or resumed the session. */
+  #ownAttached(conn: ConnectionRef): SessionRecord {
+    const record = this.#own(conn);
+    if (!this.log.isAttached(conn.connectionId)) throw AcpError.resourceNotFound();
+    return record;
+  }
+
+  /**
+   * Answers new/load/resume/fork with modes and
+   * config options, then the command list: logged once when a session is made
+   * (`log`), replayed by a load (`replayed`), sent unlogged to a resuming client (`send`).
+   */
+  async #answerOpen(conn: ConnectionRef, requestId: JsonRpcId, result: Record<string, unknown>, commands: "log" | "replayed" | "send"): Promise<void> {
+    this.log.respond(conn.connectionId, requestId, { result: { ...result, ...this.config.sessionState() } });
+    const update = { sessionUpdate: "available_commands_update", availableCommands: availableCommands() } as const;
+    if (commands === "log") this.log.emit(update, { only: conn.connectionId });
+    else if (commands === "send") this.log.sendUnlogged(conn.connectionId, update);
+    this.log.resendOrphaned(conn.connectionId);
+    await this.log.drained(conn.connectionId);
+  }
+
+  /** Cancels the turn, answers queued prompts and lets every connection go (close and delete). */
+  async #stop(conn: ConnectionRef): Promise<void> {
+    this.#own(conn);
+    this.runner.cancelAll();
+    await this.runner.idle();
+    this.log.detachAll();
+  }
+
+  /** After a restart: the cut turn and its sub-agents are recorded as interrupted; pending index writes go out. */
+  #recover(): void {
+    this.runner.recoverInterrupted();
+    void this.indexWriter.flush();
+    void this.subagents.recoverInterrupted().then((ids) => {
+      if (ids.length === 0) return;
+      const n = ids.length === 1 ? "1 sub-agent was" : `${ids.length} sub-agents were`;
+      this.log.emit(agentMessageChunk(`\n\n⚠️ ${n} stopped and recorded as interrupted: the service restarted while they worked.`, crypto.randomUUID()));
+    });
+  }
+}

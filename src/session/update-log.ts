@@ -1,0 +1,153 @@
+/**
+ * A session's update log and the connections attached to it. Every
+ * `session/update` is stored under the next seq before it is sent; each
+ * attached connection gets frames through its own ordered outbox. Responses
+ * and requests to the editor go through the same outboxes, so nothing
+ * overtakes what was logged before it.
+ */
+import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { JsonRpcErrorBody } from "../acp/errors.js";
+import { errorFrame, notificationFrame, resultFrame, type JsonRpcId } from "../acp/jsonrpc.js";
+import { TURN_ENDED, type TurnEndedParams } from "../acp/updates.js";
+import { ClientRequests } from "./client-requests.js";
+import type { ConnectionRef } from "./connection-ref.js";
+import { Outbox, type Deliver } from "./outbox.js";
+import type { SessionStore } from "./session-store.js";
+
+/** How long a request to the editor outlives its dropped connection, waiting for a reattach. */
+export const ORPHAN_GRACE_MS = 30_000;
+
+/** Logged `_hermes/turn_ended` frames start with this (they are built by `notificationFrame`). */
+const TURN_ENDED_PREFIX = JSON.stringify({ jsonrpc: "2.0", method: TURN_ENDED }).slice(0, -1);
+
+interface Attachment {
+  capabilities: ClientCapabilities;
+  /** The client asked for `_hermes/turn_ended` (`clientCapabilities._meta.hermes.turnEnded`). */
+  turnEnded: boolean;
+}
+
+export class UpdateLog {
+  readonly #outboxes = new Map<string, Outbox>();
+  readonly #attached = new Map<string, Attachment>();
+  /** Requests to the editor (permission, fs, terminal) and the answers they wait for. */
+  readonly requests: ClientRequests;
+
+  constructor(
+    readonly store: SessionStore,
+    private readonly deliver: (connectionId: string) => Deliver,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.requests = new ClientRequests(
+      () => store.record()?.sessionId ?? "",
+      (connectionId, requestId) => {
+        if (this.#attached.has(connectionId)) this.send(connectionId, notificationFrame("$/cancel_request", { requestId }));
+      },
+    );
+    for (const row of store.attachments()) this.#attached.set(row.connectionId, attachment(JSON.parse(row.clientCaps) as ClientCapabilities));
+  }
+
+  // --- attachments -------------------------------------------------------------
+
+  isAttached(connectionId: string): boolean {
+    return this.#attached.has(connectionId);
+  }
+
+  /** Attached connections and what their clients can do, most recently attached first. */
+  attached(): [string, ClientCapabilities][] {
+    return [...this.#attached.entries()].reverse().map(([id, a]) => [id, a.capabilities]);
+  }
+
+  attach(conn: ConnectionRef): void {
+    this.store.attach(conn.connectionId, conn.clientCapabilities, this.now());
+    this.#attached.delete(conn.connectionId);
+    this.#attached.set(conn.connectionId, attachment(conn.clientCapabilities));
+  }
+
+  /** A connection went away; what the editor was asked waits a while for it (or another) to come back. */
+  detach(connectionId: string): void {
+    this.#forget(connectionId);
+    this.requests.orphan(connectionId, ORPHAN_GRACE_MS);
+  }
+
+  /** Close and delete: every connection is let go and nothing waits for them. */
+  detachAll(): void {
+    for (const connectionId of [...this.#attached.keys()]) {
+      this.#forget(connectionId);
+      this.requests.failConnection(connectionId);
+    }
+  }
+
+  /** Sends the editor requests left by a dropped connection to one that attached since. */
+  resendOrphaned(connectionId: string): void {
+    for (const frame of this.requests.adopt(connectionId)) this.send(connectionId, frame);
+  }
+
+  #forget(connectionId: string): void {
+    this.#attached.delete(connectionId);
+    this.#outboxes.delete(connectionId);
+    this.store.detach(connectionId);
+  }
+
+  // --- the log -------------------------------------------------------------------
+
+  /** Logs an update under the next seq and sends it to every attached connection (or `only` one). */
+  emit(update: SessionUpdate, options: { exclude?: string | null; only?: string } = {}): number {
+    const sessionId = this.store.record()!.sessionId;
+    const { seq, frame } = this.store.appendLog((seq) => notificationFrame("session/update", { sessionId, update, _meta: { hermes: { seq } } }));
+    if (options.only !== undefined) this.send(options.only, frame);
+    else for (const connectionId of this.#attached.keys()) if (connectionId !== options.exclude) this.send(connectionId, frame);
+    return seq;
+  }
+
+  /** Sends an update to one connection without logging it (it is about that client, not the session). */
+  sendUnlogged(connectionId: string, update: SessionUpdate): void {
+    this.send(connectionId, notificationFrame("session/update", { sessionId: this.store.record()!.sessionId, update }));
+  }
+
+  /**
+   * Logs `_hermes/turn_ended`, so a reconnecting client learns of it too, and
+   * sends it to the connections that asked for it.
+   */
+  emitTurnEnded(params: Omit<TurnEndedParams, "seq">): void {
+    const { frame } = this.store.appendLog((seq) => notificationFrame(TURN_ENDED, { ...params, seq }));
+    for (const [connectionId, a] of this.#attached) if (a.turnEnded) this.send(connectionId, frame);
+  }
+
+  /** Replays logged frames after `afterSeq` to one connection, leaving out what it did not ask for. */
+  replay(connectionId: string, afterSeq: number): void {
+    const turnEnded = this.#attached.get(connectionId)?.turnEnded ?? false;
+    for (const page of this.store.logAfter(afterSeq)) {
+      for (const frame of page) if (turnEnded || !frame.startsWith(TURN_ENDED_PREFIX)) this.send(connectionId, frame);
+    }
+  }
+
+  // --- frames to one connection -----------------------------------------------------
+
+  respond(connectionId: string | null, id: JsonRpcId | null, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void {
+    if (connectionId === null || !this.#attached.has(connectionId)) return;
+    this.send(connectionId, "error" in outcome ? errorFrame(id, outcome.error) : resultFrame(id, outcome.result));
+  }
+
+  send(connectionId: string, frame: string): void {
+    this.outbox(connectionId).push(frame);
+  }
+
+  /** Resolves once everything queued for `connectionId` has been handed over. */
+  drained(connectionId: string): Promise<void> {
+    return this.outbox(connectionId).drained();
+  }
+
+  outbox(connectionId: string): Outbox {
+    let outbox = this.#outboxes.get(connectionId);
+    if (!outbox || outbox.gone) {
+      outbox = new Outbox(this.deliver(connectionId), () => this.detach(connectionId));
+      this.#outboxes.set(connectionId, outbox);
+    }
+    return outbox;
+  }
+}
+
+function attachment(capabilities: ClientCapabilities): Attachment {
+  const hermes = (capabilities._meta as { hermes?: { turnEnded?: unknown } } | null | undefined)?.hermes;
+  return { capabilities, turnEnded: hermes?.turnEnded === true };
+}
