@@ -10,6 +10,7 @@
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { hermeticWranglerConfig } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
@@ -27,7 +28,8 @@ export default defineConfig(async () => {
         {
           plugins: [
             cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
+              // A copy of wrangler.toml with no `.dev.vars` beside it: a developer's file never reaches the tests.
+              wrangler: { configPath: hermeticWranglerConfig(import.meta.dirname) },
               miniflare: {
                 bindings: {
                   OPENAI_BASE_URL: `${mock.url}/v1`,
