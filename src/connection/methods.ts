@@ -22,8 +22,11 @@ import {
   zSetConfigOption,
   zSetMode,
   zSetModel,
+  zSetTitle,
   zSubagentRef,
+  zUnstableSessionRef,
 } from "../acp/params.js";
+import { archiveSession, ownedSession, statusOf, unarchiveSession } from "./session-archive.js";
 import { LISTED_KINDS } from "../db/session-index.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { sessionInfo } from "./session-info.js";
@@ -75,7 +78,12 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   "session/list": spec(zListSessions, async (params, { ports }): Promise<ListSessionsResponse> => {
     try {
-      const page = await ports.index.list(ports.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
+      const page = await ports.index.list(ports.ref().tenant, {
+        cwd: params.cwd,
+        cursor: params.cursor,
+        kinds: LISTED_KINDS,
+        archived: params.archived ?? "exclude",
+      });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
@@ -122,6 +130,15 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     ports.forgetSession(params.sessionId);
     return result;
   }),
+
+  // Unstable session metadata: any connection of the session's tenant, attached or not.
+  "session/set_title": spec(zSetTitle, async (params, { ports }) => {
+    await ownedSession(ports, params.sessionId);
+    return unwrap(await ports.session(params.sessionId).setTitle(ports.ref().tenant, params.title));
+  }),
+  "session/status": spec(zUnstableSessionRef, async (params, { ports }) => statusOf(await ownedSession(ports, params.sessionId))),
+  "session/archive": spec(zUnstableSessionRef, (params, { ports }) => archiveSession(ports, params.sessionId)),
+  "session/unarchive": spec(zUnstableSessionRef, (params, { ports }) => unarchiveSession(ports, params.sessionId)),
 
   // Sub-agent control (custom, `_`-prefixed); any connection of the session's tenant may use them.
   "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { ports }) =>

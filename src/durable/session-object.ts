@@ -12,6 +12,7 @@ import type { ChatMessage } from "../agent/model-provider.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import { createSession, type CreateSessionInit } from "../session/create-session.js";
 import { SessionKernel } from "../session/session-kernel.js";
+import { setClientTitle } from "../session/session-title.js";
 import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "../session/fork.js";
 import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
 import type { ChildResult } from "../delegate/child-result.js";
@@ -135,12 +136,21 @@ export class SessionObject extends DurableObject<Env> {
   destroy(conn: ConnectionRef): Promise<RpcOutcome> {
     return outcomeOf(async () => {
       const { sessionId } = await this.#kernel.stop(conn);
+      await this.#kernel.searchFeed.deleteSession(sessionId);
       await this.#kernel.index.delete(sessionId);
       await this.#kernel.segments.deleteForSession(sessionId);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.#ready();
       return {};
+    });
+  }
+
+  /** `session/set_title` (unstable): any connection of the owning tenant, attached or not. */
+  setTitle(tenant: string, title: string): Promise<RpcOutcome<{ title: string }>> {
+    return outcomeOf(async () => {
+      this.#kernel.runtime.own({ tenant });
+      return { title: await setClientTitle(this.#kernel.runtime, this.#kernel.index, title) };
     });
   }
 

@@ -18,6 +18,8 @@ import { compactHistory, type CompactionResult } from "./compactor.js";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
 import { toolAllowedInMode } from "./modes.js";
+import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
+import { MemoryStore } from "../db/memory-store.js";
 import { PermissionGate } from "./permission-gate.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SettingsController } from "./session-settings.js";
@@ -34,6 +36,8 @@ export interface TurnPorts {
   toolsForTurn(connectionId: string | null): AnyTool[];
   permissionRules: PermissionRuleStore;
   segments: SegmentIndex;
+  /** D1 for tools (project memory, session search) and the memory snapshot. */
+  db: D1Database;
   permissionTimeoutMs: number;
   newId(): string;
   coalesceMs: number;
@@ -90,6 +94,7 @@ export async function runModelTurn(
   }
   const record = store.record()!;
   const tools = over.tools ?? ports.toolsForTurn(turn.connectionId);
+  const memory = over.systemPrompt ? "" : await memoryForPrompt(store, new MemoryStore(ports.db));
   const delegate = ports.delegate?.();
   const gate = new PermissionGate({
     sessionId: record.sessionId,
@@ -106,7 +111,7 @@ export async function runModelTurn(
   return runTurn(
     {
       model: record.model,
-      messages: [{ role: "system", content: over.systemPrompt ?? systemPrompt(record, tools) }, ...history],
+      messages: [{ role: "system", content: over.systemPrompt ?? withProjectMemory(systemPrompt(record, tools), memory) }, ...history],
       tools,
       reasoningEffort: record.reasoningEffort,
       ...(over.maxModelCalls ? { maxModelCalls: over.maxModelCalls } : {}),
@@ -117,6 +122,8 @@ export async function runModelTurn(
       record: (message) => store.appendHistory(message),
       toolContext: (toolCallId, signal) => ({
         sessionId: record.sessionId,
+        tenant: record.tenant,
+        db: ports.db,
         cwd: record.cwd,
         additionalDirectories: record.additionalDirectories,
         toolCallId,

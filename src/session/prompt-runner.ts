@@ -20,6 +20,8 @@ import { parseSlashCommand } from "./slash-commands.js";
 import type { TurnBoundary } from "./fork.js";
 import { compactNow, NO_MODEL_MESSAGE, runModelTurn, type TurnPorts } from "./model-turn.js";
 import { contextWindowFor } from "../config.js";
+import { MemoryStore } from "../db/memory-store.js";
+import { showMemory } from "./memory-snapshot.js";
 
 export interface PromptPorts extends TurnPorts {
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
@@ -169,15 +171,16 @@ export class PromptRunner {
         contextWindow: () => this.#contextWindow(),
         clearHistory: () => store.clearHistory(),
         lastPrompt: () => this.#lastPrompt(),
+        memory: () => showMemory(new MemoryStore(this.ports.db), store.record()!),
       });
       if ("compress" in result) return this.#compress(row.connectionId, signal);
       if ("reply" in result) {
-        this.runtime.emit(agentMessageChunk(result.reply, this.ports.newId()));
+        this.runtime.emit(agentMessageChunk(await result.reply, this.ports.newId()));
         return { stopReason: "end_turn" };
       }
       prompt = result.prompt;
     }
-    if (!store.record()!.title) {
+    if (!store.record()!.title && !store.record()!.titleLocked) {
       const title = titleFromPrompt(promptText(prompt));
       store.updateRecord({ title });
       this.runtime.emit(sessionInfoUpdate(title, new Date().toISOString()));

@@ -9,6 +9,8 @@ import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, typ
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
 import { SessionIndex } from "../db/session-index.js";
+import { SearchIndex } from "../db/search-index.js";
+import { SearchFeed } from "./search-feed.js";
 import { provenance } from "./provenance.js";
 import type { Env } from "../env.js";
 import { Delegation } from "../delegate/delegation.js";
@@ -39,6 +41,8 @@ export class SessionKernel {
   readonly runner: PromptRunner;
   /** Sub-agents: this session as a parent (spawn, relay, forward) and as a child (its delegated task). */
   readonly delegation: Delegation;
+  /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
+  readonly searchFeed: SearchFeed;
 
   constructor(sql: SqlStorage, env: Env, host: KernelHost) {
     this.store = new SessionStore(sql);
@@ -46,6 +50,7 @@ export class SessionKernel {
     this.index = new SessionIndex(env.DB);
     this.segments = new SegmentIndex(env.DB);
     this.settings = modelSettings(env);
+    this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
     this.runtime = new SessionRuntime({ store: this.store, deliver: host.deliver, now: Date.now });
     this.sessionSettings = new SettingsController(this.runtime, this.settings.models, (record) =>
       this.#indexUpdate({ mode: record.mode, model: record.model }),
@@ -63,12 +68,16 @@ export class SessionKernel {
       toolsForTurn: (connectionId) => toolsForTurn(this.runtime, { tools }, connectionId),
       permissionRules: new PermissionRuleStore(env.DB),
       segments: this.segments,
+      db: env.DB,
       permissionTimeoutMs: permissionTimeoutMs(env),
       newId: () => crypto.randomUUID(),
       coalesceMs: coalesceMs(env),
       keepAlive: host.keepAlive,
       onTitle: (title) => this.#indexUpdate({ title }),
-      onTurnEnd: () => this.#indexUpdate({}),
+      onTurnEnd: () => {
+        this.#indexUpdate({});
+        this.searchFeed.turnEnded();
+      },
       delegate: () => this.delegation.port(),
     };
     this.runner = new PromptRunner(this.runtime, ports);
