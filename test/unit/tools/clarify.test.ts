@@ -41,7 +41,7 @@ describe("clarify", () => {
         required: ["answer"],
       },
     });
-    expect(elicitationRequest({ question: "Name?" }, ids).requestedSchema).toEqual({
+    expect((elicitationRequest({ question: "Name?" }, ids) as { requestedSchema: unknown }).requestedSchema).toEqual({
       type: "object",
       properties: { answer: { type: "string", title: "Answer", minLength: 1 } },
       required: ["answer"],
