@@ -8,7 +8,9 @@ import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { projectMemory } from "../../schema/project-memory.js";
 
 /** How many times an edit re-reads after losing a race before it gives up. */
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
+/** Losers wait a random 0–N ms (N growing per attempt) so they do not collide again in lockstep. */
+const BACKOFF_MS = 10;
 
 export interface StoredMemory {
   entries: string[];
@@ -48,6 +50,7 @@ export class MemoryStore {
       const current = await this.get(tenant, cwd);
       const next = change(current.entries);
       if (await this.#write(tenant, cwd, current.version, next)) return next;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * (attempt + 1)));
     }
     throw new MemoryConflictError();
   }

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { zAbsolutePath } from "../acp/params.js";
-import { MemoryStore } from "../db/memory-store.js";
+import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import type { Env } from "../env.js";
 import { memoryCharacters, zMemoryEntries } from "../tools/memory-entries.js";
 import type { AuthVariables } from "./auth.js";
@@ -33,8 +33,13 @@ export const memoryRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }
     }
     const body = zBody.safeParse(json);
     if (!body.success) throw invalidRequest("body", body.error);
-    const entries = await new MemoryStore(c.env.DB).replace(c.get("tenant"), cwd, body.data.entries);
-    return c.json(view(cwd, entries));
+    try {
+      const entries = await new MemoryStore(c.env.DB).replace(c.get("tenant"), cwd, body.data.entries);
+      return c.json(view(cwd, entries));
+    } catch (err) {
+      if (err instanceof MemoryConflictError) throw jsonError(409, "conflict", err.message);
+      throw err;
+    }
   });
 
 function parseQuery(query: Record<string, string>): z.infer<typeof zQuery> {

@@ -8,10 +8,10 @@
  * sub-agents never get it (delegate/blocked-tools.ts).
  */
 import { z } from "zod";
-import { MemoryStore } from "../db/memory-store.js";
+import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import { applyMemoryEdit, formatMemory, memoryUsage, zMemoryAction, type MemoryEdit } from "./memory-entries.js";
 import { textBlock } from "./render.js";
-import type { Tool } from "./tool.js";
+import { ToolError, type Tool } from "./tool.js";
 
 const inputSchema = z.object({
   action: zMemoryAction.describe("`add` a new entry, `replace` the entry containing `old_text` with `content`, or `remove` it."),
@@ -35,7 +35,13 @@ export const memoryTool: Tool<MemoryEdit> = {
         ? "Update project memory"
         : "Forget from project memory",
   async run(input, ctx) {
-    const entries = await new MemoryStore(ctx.db).edit(ctx.tenant, ctx.cwd, (current) => applyMemoryEdit(current, input));
+    let entries: string[];
+    try {
+      entries = await new MemoryStore(ctx.db).edit(ctx.tenant, ctx.cwd, (current) => applyMemoryEdit(current, input));
+    } catch (err) {
+      if (err instanceof MemoryConflictError) throw new ToolError(err.message, { cause: err });
+      throw err;
+    }
     const body = entries.length ? formatMemory(entries) : "(empty)";
     return {
       output: `Project memory updated (${memoryUsage(entries)}). Later sessions see it in their system prompt.\n${body}`,

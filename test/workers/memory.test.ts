@@ -3,8 +3,10 @@
  * frozen snapshot in the system prompt, `/memory`, the REST API, and the
  * tenant and project boundaries, with a scripted model and a scripted editor.
  */
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/db/memory-store.js";
+import { applyMemoryEdit } from "../../src/tools/memory-entries.js";
 import { allOfferedTools, mockCalls, mockScript, ScriptedEditor, toolResults, uniqueCwd, uniqueKey } from "./scripted-editor.js";
 
 const call = (id: string, args: Record<string, unknown>) => ({ id, name: "memory", arguments: args });
@@ -215,5 +217,16 @@ describe("GET and PUT /v1/memory", () => {
     expect((await put(cwd, { entries: ["beta's"] }, "tok-beta")).status).toBe(200);
     expect((await memoryOf(cwd)).entries).toEqual(["alpha only"]);
     expect((await memoryOf(cwd, "tok-beta")).entries).toEqual(["beta's"]);
+  });
+});
+
+describe("concurrent edits", () => {
+  it("lose nothing: edits of one project from many sessions at once all land", async () => {
+    const cwd = uniqueCwd();
+    const store = new MemoryStore(env.DB);
+    const facts = Array.from({ length: 6 }, (_, i) => `fact ${i}`);
+    await Promise.all(facts.map((content) => store.edit("alpha", cwd, (entries) => applyMemoryEdit(entries, { action: "add", content }))));
+    expect((await store.get("alpha", cwd)).entries.sort()).toEqual(facts);
+    expect((await store.get("alpha", cwd)).version).toBe(6);
   });
 });
