@@ -20,12 +20,15 @@ export const sessions = sqliteTable(
     rootId: text("root_id").notNull(),
     status: text("status", { enum: ["active", "closed", "ended"] }).notNull().default("active"),
     endReason: text("end_reason"),
+    /** `session/archive`: hidden from `session/list` unless its `archived` filter asks. */
+    archived: integer("archived", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
   },
   (t) => [
     index("sessions_tenant_updated").on(t.tenant, t.updatedAt, t.id),
     index("sessions_tenant_cwd_updated").on(t.tenant, t.cwd, t.updatedAt, t.id),
+    index("sessions_tenant_archived_updated").on(t.tenant, t.archived, t.updatedAt, t.id),
     index("sessions_parent").on(t.parentId),
   ],
 );

@@ -3,6 +3,7 @@
  * always 1: the client decides whether it can speak it.
  */
 import type { AuthMethod, ClientCapabilities, InitializeResponse } from "@agentclientprotocol/sdk";
+import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import pkg from "../../package.json";
 
 export const AGENT_NAME = "hermes-edge";
@@ -42,8 +43,15 @@ export function initializeResult(client: ClientCapabilities | undefined): Initia
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, embeddedContext: true },
-      // `fork` is an unstable ACP capability; stable clients ignore the extra key.
-      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...{ fork: {} } },
+      // `fork`, `title`, `status` and `archive` are unstable ACP capabilities; stable clients ignore the extra keys.
+      sessionCapabilities: {
+        list: {},
+        resume: {},
+        close: {},
+        delete: {},
+        additionalDirectories: {},
+        ...({ fork: {}, title: {}, status: {}, archive: {} } satisfies UnstableSessionCapabilities),
+      },
     },
     authMethods: authMethods(client),
   };

@@ -41,9 +41,12 @@ export class AcpError extends Error {
   static authRequired(detail?: string): AcpError {
     return new AcpError(-32000, "Authentication required", detail ? { detail } : undefined);
   }
-  /** Same answer for unknown and foreign ids, so session ids do not leak. */
-  static resourceNotFound(): AcpError {
-    return new AcpError(-32002, "Resource not found", { detail: "no such session" });
+  /**
+   * Same answer for unknown and foreign ids, so session ids do not leak. Methods
+   * whose spec asks for it (`session/status`) echo the requested `sessionId` in `data`.
+   */
+  static resourceNotFound(sessionId?: string): AcpError {
+    return new AcpError(-32002, "Resource not found", { detail: "no such session", ...(sessionId !== undefined ? { sessionId } : {}) });
   }
 
   toJSON(): JsonRpcErrorBody {

@@ -21,7 +21,15 @@ import type {
   SetSessionConfigOptionRequest,
   SetSessionModeRequest,
 } from "@agentclientprotocol/sdk";
-import type { ForkSessionRequest } from "@agentclientprotocol/sdk/unstable";
+import type {
+  ArchiveSessionRequest,
+  ForkSessionRequest,
+  ListSessionsRequest as UnstableListSessionsRequest,
+  SessionStatusRequest,
+  SetSessionTitleRequest,
+  UnarchiveSessionRequest,
+} from "@agentclientprotocol/sdk/unstable";
+import { normalizeTitle } from "../session/session-title.js";
 
 /** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
 const conforms =
@@ -89,12 +97,35 @@ export const zResumeSession = conforms<ResumeSessionRequest>()(
   }),
 );
 
-export const zListSessions = conforms<ListSessionsRequest>()(
-  z.looseObject({ cwd: zAbsolutePath.nullish(), cursor: z.string().max(512).nullish(), _meta: zMeta }),
+/** Unstable `archived` filter: a value the agent does not support is -32602, never read as `exclude`. */
+export const zArchiveFilter = z.enum(["exclude", "include", "only"]);
+
+export const zListSessions = conforms<ListSessionsRequest & UnstableListSessionsRequest>()(
+  z.looseObject({
+    cwd: zAbsolutePath.nullish(),
+    cursor: z.string().max(512).nullish(),
+    archived: zArchiveFilter.nullish(),
+    _meta: zMeta,
+  }),
 );
 
 export const zSessionRef = conforms<CloseSessionRequest & DeleteSessionRequest & CancelNotification>()(
   z.looseObject({ sessionId: zSessionId, _meta: zMeta }),
+);
+
+/** `session/status`, `session/archive`, `session/unarchive` (unstable): a session id and nothing else. */
+export const zUnstableSessionRef = conforms<SessionStatusRequest & ArchiveSessionRequest & UnarchiveSessionRequest>()(zSessionRef);
+
+/** `session/set_title` (unstable): required, non-null, not empty once normalized. */
+export const zSetTitle = conforms<SetSessionTitleRequest>()(
+  z.looseObject({
+    sessionId: zSessionId,
+    title: z
+      .string()
+      .max(10_000)
+      .refine((t) => normalizeTitle(t) !== "", { message: "title must not be empty" }),
+    _meta: zMeta,
+  }),
 );
 
 export const zCancelRequest = conforms<CancelRequestNotification>()(

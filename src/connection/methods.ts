@@ -22,8 +22,11 @@ import {
   zSetConfigOption,
   zSetMode,
   zSetModel,
+  zSetTitle,
   zSubagentRef,
+  zUnstableSessionRef,
 } from "../acp/params.js";
+import { archiveSession, ownedSession, statusOf, unarchiveSession } from "./session-archive.js";
 import { LISTED_KINDS } from "../db/session-index.js";
 import type { Connection } from "./connection.js";
 import { sessionInfo } from "./session-info.js";
@@ -75,7 +78,12 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   "session/list": spec(zListSessions, async (params, { connection }): Promise<ListSessionsResponse> => {
     try {
-      const page = await connection.index.list(connection.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
+      const page = await connection.index.list(connection.ref().tenant, {
+        cwd: params.cwd,
+        cursor: params.cursor,
+        kinds: LISTED_KINDS,
+        archived: params.archived ?? "exclude",
+      });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
@@ -123,6 +131,15 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     connection.forgetSession(params.sessionId);
     return result;
   }),
+
+  // Unstable session metadata: any connection of the session's tenant, attached or not.
+  "session/set_title": spec(zSetTitle, async (params, { connection }) => {
+    await ownedSession(connection, params.sessionId);
+    return unwrap(await connection.session(params.sessionId).setTitle(connection.ref().tenant, params.title));
+  }),
+  "session/status": spec(zUnstableSessionRef, async (params, { connection }) => statusOf(await ownedSession(connection, params.sessionId))),
+  "session/archive": spec(zUnstableSessionRef, (params, { connection }) => archiveSession(connection, params.sessionId)),
+  "session/unarchive": spec(zUnstableSessionRef, (params, { connection }) => unarchiveSession(connection, params.sessionId)),
 
   // Sub-agent control (custom, `_`-prefixed); any connection of the session's tenant may use them.
   "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { connection }) =>

@@ -8,6 +8,7 @@ import { sessions, type NewSessionRow, type SessionRow } from "../../schema/sess
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 export const PAGE_SIZE = 50;
+export type ArchiveFilter = "exclude" | "include" | "only";
 /** What `session/list` and `GET /v1/sessions` show: sub-agents are listed under their parent instead. */
 export const LISTED_KINDS: SessionRow["kind"][] = ["root", "fork"];
 /** Children listed per parent; a delegate_task call spawns at most 10, so this is many calls' worth. */
@@ -41,9 +42,17 @@ export class SessionIndex {
     return rows[0];
   }
 
-  /** One page of a tenant's sessions, newest first; throws `RangeError` on a bad cursor. */
-  async list(tenant: string, options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"]; kinds?: SessionRow["kind"][] }) {
+  /**
+   * One page of a tenant's sessions, newest first; throws `RangeError` on a bad cursor.
+   * Archived sessions are left out unless `archived` is `include` or `only`.
+   */
+  async list(
+    tenant: string,
+    options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"]; kinds?: SessionRow["kind"][]; archived?: ArchiveFilter },
+  ) {
     const conditions: SQL[] = [eq(sessions.tenant, tenant)];
+    const archived = options.archived ?? "exclude";
+    if (archived !== "include") conditions.push(eq(sessions.archived, archived === "only"));
     if (options.cwd) conditions.push(eq(sessions.cwd, options.cwd));
     if (options.kind) conditions.push(eq(sessions.kind, options.kind));
     if (options.kinds) conditions.push(inArray(sessions.kind, options.kinds));

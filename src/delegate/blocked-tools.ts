@@ -1,8 +1,8 @@
 /**
  * Which tools a sub-agent may not have, and who may delegate at all. A child
- * never talks to the user (`clarify`), never writes shared memory (`memory`)
- * and never sends messages elsewhere (`send_message`); it delegates further
- * only as an orchestrator, and only while the depth limit allows.
+ * never talks to the user (`clarify`) and never writes the project's memory
+ * (`memory`); it delegates further only as an orchestrator, and only while the
+ * depth limit allows.
  */
 import type { AnyTool } from "../tools/tool.js";
 
@@ -11,7 +11,7 @@ export const DELEGATE_TOOL_NAME = "delegate_task";
 export type SubagentRole = "leaf" | "orchestrator";
 
 /** Blocked for every sub-agent, whatever its role. */
-export const ALWAYS_BLOCKED_TOOLS: ReadonlySet<string> = new Set(["memory", "clarify", "send_message"]);
+export const ALWAYS_BLOCKED_TOOLS: ReadonlySet<string> = new Set(["memory", "clarify"]);
 
 /**
  * Whether a session at `depth` (0 for a root or fork) may spawn sub-agents.

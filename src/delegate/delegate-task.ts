@@ -57,8 +57,8 @@ export function tasksOf(input: DelegateTaskInput): DelegatedTask[] {
 export const delegateTaskTool: Tool<DelegateTaskInput> = {
   name: DELEGATE_TOOL_NAME,
   description:
-    "Delegate work to sub-agents that run in parallel, each with a fresh context and this session's tools (never delegation " +
-    "unless as an orchestrator, never the tools that ask the user or keep memory). Give `goal` (and optional `context`) for one task, or `tasks` for a batch of independent ones. " +
+    "Delegate work to sub-agents that run in parallel, each with a fresh context and its own tools (minus delegation, memory " +
+    "and clarify). Give `goal` (and optional `context`) for one task, or `tasks` for a batch of independent ones. " +
     "Sub-agents know nothing of this conversation: put everything they need in goal and context. " +
     "You get back, per task: status (completed, failed, interrupted, timeout), a summary of its final message, model calls, duration, tokens and tools used.",
   kind: "execute",

@@ -70,6 +70,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     return answer(this.#where("destroy", conn), () => this.#session.destroy(conn));
   }
 
+  setTitle(tenant: string, title: string): Promise<RpcOutcome<{ title: string }>> {
+    return answer(this.#where("setTitle"), () => this.#session.setTitle(tenant, title));
+  }
+
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean> {
     return guarded(this.#where("clientResponse", { connectionId }), false, () => this.#session.clientResponse(connectionId, response));
   }

@@ -12,6 +12,8 @@ import type { SegmentRow } from "../../schema/segments.js";
 import type { Env } from "../env.js";
 import { bearerAuth, type AuthVariables } from "./auth.js";
 import { subagentRoutes } from "./subagent-routes.js";
+import { memoryRoutes } from "./memory-routes.js";
+import { searchRoutes } from "./search-routes.js";
 
 const zListQuery = z.object({ cwd: z.string().min(1).optional(), cursor: z.string().max(512).optional() });
 
@@ -42,6 +44,8 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     return c.json(outcome.result);
   })
   .route("/", subagentRoutes)
+  .route("/", memoryRoutes)
+  .route("/", searchRoutes)
   .get("/sessions/:id", async (c) => {
     const row = await new SessionIndex(c.env.DB).get(c.get("tenant"), c.req.param("id"));
     if (!row) throw notFound();

@@ -10,7 +10,8 @@ import type { SessionRecord } from "./session-record.js";
 import type { SettingsController } from "./session-settings.js";
 import { helpText, type SlashCommand } from "./slash-commands.js";
 
-export type CommandResult = { reply: string } | { prompt: ContentBlock[] } | { compress: true };
+/** `reply` is a promise when the answer needs a D1 read (`/memory`). */
+export type CommandResult = { reply: string | Promise<string> } | { prompt: ContentBlock[] } | { compress: true };
 
 export interface CommandDeps {
   record(): SessionRecord;
@@ -21,6 +22,8 @@ export interface CommandDeps {
   clearHistory(): void;
   /** The interrupted prompt, else the last one that was not a command. */
   lastPrompt(): ContentBlock[] | null;
+  /** `/memory`: the project's memory as stored now. */
+  memory(): Promise<string>;
 }
 
 export function runCommand(command: SlashCommand, deps: CommandDeps): CommandResult {
@@ -49,6 +52,8 @@ export function runCommand(command: SlashCommand, deps: CommandDeps): CommandRes
       return setting(deps, "mode", command.arg, () => `Mode: ${record.mode}. Available: ${MODES.map((m) => m.id).join(", ")}.`);
     case "compress":
       return { compress: true };
+    case "memory":
+      return { reply: deps.memory() };
     case "reset":
       deps.clearHistory();
       return { reply: "Context cleared: the model starts fresh from here. The session and its transcript are kept." };

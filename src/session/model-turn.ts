@@ -18,7 +18,9 @@ import type { SegmentIndex } from "../db/segment-index.js";
 import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
+import { MemoryStore } from "../db/memory-store.js";
 import { compactHistory, type CompactionResult } from "./compactor.js";
+import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
 import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
 import type { UpdateLog } from "./update-log.js";
@@ -33,6 +35,8 @@ export interface TurnPorts {
   tools(client: ClientPort): AnyTool[];
   permissionRules: PermissionRuleStore;
   segments: SegmentIndex;
+  /** D1 for tools (project memory, session search) and the memory snapshot. */
+  db: D1Database;
   permissionTimeoutMs: number;
   coalesceMs: number;
   newId(): string;
@@ -90,6 +94,7 @@ export async function runModelTurn(
   if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
   const record = store.record()!;
   const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
+  const memory = over.systemPrompt ? "" : await memoryForPrompt(store, new MemoryStore(ports.db));
   const subagents = ports.subagents();
   const gate = new PermissionGate({
     sessionId: record.sessionId,
@@ -106,7 +111,7 @@ export async function runModelTurn(
   return runTurn(
     {
       model: record.model,
-      messages: [{ role: "system", content: over.systemPrompt ?? systemPrompt(record, tools) }, ...history],
+      messages: [{ role: "system", content: over.systemPrompt ?? withProjectMemory(systemPrompt(record, tools), memory) }, ...history],
       tools,
       reasoningEffort: record.reasoningEffort,
       ...(over.maxModelCalls ? { maxModelCalls: over.maxModelCalls } : {}),
@@ -117,6 +122,8 @@ export async function runModelTurn(
       record: (message) => store.appendHistory(message),
       toolContext: (toolCallId, signal) => ({
         sessionId: record.sessionId,
+        tenant: record.tenant,
+        db: ports.db,
         cwd: record.cwd,
         additionalDirectories: record.additionalDirectories,
         toolCallId,

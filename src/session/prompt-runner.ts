@@ -14,10 +14,12 @@ import { promptText } from "../agent/prompt-content.js";
 import { unansweredToolResults } from "../agent/history-repair.js";
 import { titleFromPrompt } from "../agent/session-title.js";
 import { contextWindowFor } from "../config.js";
+import { MemoryStore } from "../db/memory-store.js";
 import { runCommand } from "./command-runner.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { TurnBoundary } from "./fork.js";
 import type { IndexWriter } from "./index-writer.js";
+import { showMemory } from "./memory-snapshot.js";
 import { compactNow, NO_MODEL_MESSAGE, runModelTurn, toolsForTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
@@ -47,6 +49,8 @@ export interface RunnerParts {
   index: IndexWriter;
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
   keepAlive(running: boolean): void;
+  /** After every turn's bookkeeping, off its path (the search index is fed here). */
+  turnEnded(): void;
 }
 
 export class PromptRunner {
@@ -213,17 +217,18 @@ export class PromptRunner {
         contextWindow: () => this.#contextWindow(),
         clearHistory: () => store.clearHistory(),
         lastPrompt: () => this.#lastPrompt(),
+        memory: () => showMemory(new MemoryStore(turn.db), store.record()!),
       });
       if ("compress" in result) return this.#compress(row.connectionId, signal);
       if ("reply" in result) {
-        this.#log.emit(agentMessageChunk(result.reply, turn.newId()));
+        this.#log.emit(agentMessageChunk(await result.reply, turn.newId()));
         return { stopReason: "end_turn" };
       }
       prompt = result.prompt;
     }
     // The index waits until the model has answered: its writes share this thread with the model request.
     this.parts.index.hold();
-    if (!store.record()!.title) {
+    if (!store.record()!.title && !store.record()!.titleLocked) {
       const title = titleFromPrompt(promptText(prompt));
       store.updateRecord({ title });
       this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
@@ -305,5 +310,6 @@ export class PromptRunner {
     this.#tasks.delete(row.id);
     task?.settle(outcome);
     this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason } });
+    this.parts.turnEnded();
   }
 }

@@ -41,6 +41,12 @@ export interface SessionRecord {
   lineage: SegmentLineage;
   /** Text of a prompt whose turn a restart cut off, kept for the user to retry. */
   interruptedPrompt: string | null;
+  /** `session/set_title` named the session: automatic titling leaves it alone. */
+  titleLocked?: boolean;
+  /** Project memory as the system prompt shows it, frozen for one history segment (memory-snapshot.ts). */
+  memorySnapshot?: { segment: number; cwd: string; text: string };
+  /** History rows up to this id are in the search index (search-feed.ts). */
+  searchCursor?: number;
   /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
   delegation?: {
     depth?: number;

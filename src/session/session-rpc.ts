@@ -52,6 +52,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   close(conn: ConnectionRef): Promise<RpcOutcome>;
   /** `session/delete`; an unknown session succeeds too (ACP: delete SHOULD succeed silently). */
   destroy(conn: ConnectionRef): Promise<RpcOutcome>;
+  /** `session/set_title` (unstable): stores the title and stops automatic titling. */
+  setTitle(tenant: string, title: string): Promise<RpcOutcome<{ title: string }>>;
   /** An editor's answer to a request this session sent; false if it is not pending here. */
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean>;
   detach(connectionId: string): Promise<void>;

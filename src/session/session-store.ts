@@ -132,6 +132,14 @@ export class SessionStore {
       .map((r) => ({ segment: r.segment, message: JSON.parse(r.body) as ChatMessage }));
   }
 
+  /** Up to `limit` messages with row id > `afterId`, any segment, in order (feeds the search index). */
+  historyAfter(afterId: number, limit: number): { id: number; message: ChatMessage }[] {
+    return this.sql
+      .exec<{ id: number; body: string }>(`SELECT id, body FROM history WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)
+      .toArray()
+      .map((r) => ({ id: r.id, message: JSON.parse(r.body) as ChatMessage }));
+  }
+
   lastHistoryId(): number {
     return this.sql.exec<{ id: number | null }>(`SELECT MAX(id) AS id FROM history`).one().id ?? 0;
   }

@@ -12,6 +12,7 @@ import { OpenAIProvider } from "../agent/openai-provider.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
+import { SearchIndex } from "../db/search-index.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
 import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
@@ -28,9 +29,11 @@ import type { TurnPorts } from "./model-turn.js";
 import type { Deliver } from "./outbox.js";
 import { PromptRunner } from "./prompt-runner.js";
 import { provenance } from "./provenance.js";
+import { SearchFeed } from "./search-feed.js";
 import type { SessionRecord } from "./session-record.js";
 import type { OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
 import { SettingsController } from "./session-settings.js";
+import { setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
@@ -60,6 +63,8 @@ export class Session {
   readonly subagents: Subagents;
   /** This session as a sub-agent: the task its parent gave it. */
   readonly task: SubagentTask;
+  /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
+  readonly searchFeed: SearchFeed;
 
   constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
     this.store = new SessionStore(sql);
@@ -69,6 +74,7 @@ export class Session {
     this.indexWriter = new IndexWriter(this.store, this.index);
     this.segments = new SegmentIndex(env.DB);
     this.settings = modelSettings(env);
+    this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
     this.config = new SettingsController(this.log, this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
     // One stub per session keeps calls to it in the order they were made.
@@ -86,12 +92,19 @@ export class Session {
       tools,
       permissionRules: new PermissionRuleStore(env.DB),
       segments: this.segments,
+      db: env.DB,
       permissionTimeoutMs: permissionTimeoutMs(env),
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
     };
-    this.runner = new PromptRunner({ turn, settings: this.config, index: this.indexWriter, keepAlive: host.keepAlive });
+    this.runner = new PromptRunner({
+      turn,
+      settings: this.config,
+      index: this.indexWriter,
+      keepAlive: host.keepAlive,
+      turnEnded: () => this.searchFeed.turnEnded(),
+    });
     this.task = new SubagentTask({
       log: this.log,
       runner: this.runner,
@@ -193,10 +206,17 @@ export class Session {
     const record = this.store.record();
     if (!record || record.tenant !== conn.tenant) return {};
     await this.#stop(conn);
+    await this.searchFeed.deleteSession(record.sessionId);
     await this.index.delete(record.sessionId);
     await this.segments.deleteForSession(record.sessionId);
     await this.host.wipe();
     return {};
+  }
+
+  /** `session/set_title` (unstable): any connection of the owning tenant, attached or not. */
+  async setTitle(tenant: string, title: string): Promise<{ title: string }> {
+    this.#own({ tenant });
+    return { title: await setClientTitle(this.log, this.index, title) };
   }
 
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {

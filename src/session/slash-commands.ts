@@ -11,6 +11,7 @@ export const COMMANDS = [
   { name: "tools", description: "List the tools this session can use" },
   { name: "context", description: "Tokens used and the context window" },
   { name: "compress", description: "Summarize older turns now to free context" },
+  { name: "memory", description: "Show what the agent remembers about this project" },
   { name: "reset", description: "Clear the conversation the model sees; the session stays" },
   { name: "retry", description: "Run the last (or interrupted) prompt again" },
   { name: "steer", description: "Guide the running turn at its next model call", input: { hint: "<guidance>" } },

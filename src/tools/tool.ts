@@ -21,6 +21,10 @@ export interface ClientPort {
 
 export interface ToolContext {
   sessionId: string;
+  /** The session's tenant: project memory and session search are scoped to it. */
+  tenant: string;
+  /** D1: project memory and the session search index. */
+  db: D1Database;
   cwd: string;
   additionalDirectories: string[];
   toolCallId: string;

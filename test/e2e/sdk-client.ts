@@ -19,7 +19,7 @@ export interface SdkClient {
 export async function connectSdk(
   wsUrl: string,
   token: string,
-  handlers: { permission?: (params: any) => unknown } = {},
+  handlers: { permission?: (params: any) => unknown; elicitation?: (params: any, signal: AbortSignal) => unknown } = {},
 ): Promise<SdkClient> {
   const validator = new AgentFrameValidator();
   let socket: WebSocket | undefined;
@@ -44,6 +44,8 @@ export async function connectSdk(
       custom.push({ method: ctx.method, params: ctx.params });
     });
   if (handlers.permission) app.onRequest("session/request_permission", (ctx) => handlers.permission!(ctx.params) as any);
+  // The signal aborts when the agent withdraws the request with `$/cancel_request`.
+  if (handlers.elicitation) app.onRequest("elicitation/create", (ctx) => handlers.elicitation!(ctx.params, ctx.signal) as any);
   const stream = createWebSocketStream(wsUrl, {
     WebSocket: TappedWebSocket as unknown as WebSocketConstructor,
     headers: { Authorization: `Bearer ${token}` },

@@ -15,9 +15,15 @@ const unstable = require("@agentclientprotocol/sdk/schema/v1/schema.unstable.jso
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
 ajv.addSchema({ $id: "acp", $defs: stable.$defs });
-// Only `session/fork` (an unstable method) is checked against the unstable schema.
+// Unstable methods (`session/fork`, title, status, archive) are checked against the unstable schema.
 ajv.addSchema({ $id: "acp-unstable", $defs: unstable.$defs });
-const UNSTABLE_TYPES = new Set(["ForkSessionResponse"]);
+const UNSTABLE_TYPES = new Set([
+  "ForkSessionResponse",
+  "SetSessionTitleResponse",
+  "SessionStatusResponse",
+  "ArchiveSessionResponse",
+  "UnarchiveSessionResponse",
+]);
 const compiled = new Map<string, ValidateFunction>();
 
 function validator(name: string): ValidateFunction {
@@ -49,6 +55,10 @@ const RESPONSE_TYPES: Record<string, string> = {
   "session/set_mode": "SetSessionModeResponse",
   "session/set_config_option": "SetSessionConfigOptionResponse",
   "session/fork": "ForkSessionResponse",
+  "session/set_title": "SetSessionTitleResponse",
+  "session/status": "SessionStatusResponse",
+  "session/archive": "ArchiveSessionResponse",
+  "session/unarchive": "UnarchiveSessionResponse",
 };
 
 const AGENT_REQUEST_TYPES: Record<string, string> = {
@@ -60,6 +70,7 @@ const AGENT_REQUEST_TYPES: Record<string, string> = {
   "terminal/release": "ReleaseTerminalRequest",
   "terminal/wait_for_exit": "WaitForTerminalExitRequest",
   "terminal/kill": "KillTerminalRequest",
+  "elicitation/create": "CreateElicitationRequest",
 };
 
 const AGENT_NOTIFICATION_TYPES: Record<string, string> = {

@@ -2,10 +2,7 @@
 // each task as its own session object, runs them through the pool, relays
 // their tool calls and editor requests, and reports per-task results.
 import { abortAllDurableObjects, env, SELF } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ALL_TOOLS } from "../../src/tools/index.js";
-import type { AnyTool } from "../../src/tools/tool.js";
+import { describe, expect, it } from "vitest";
 import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 
 const CWD = "/work/deleg";
@@ -382,39 +379,40 @@ describe("nested delegation", () => {
 });
 
 describe("what a sub-agent may use", () => {
-  const fake = (name: string): AnyTool => ({
-    name,
-    description: `${name} (test tool standing in for the seeds' tool)`,
-    kind: "other",
-    inputSchema: z.object({}),
-    title: () => name,
-    run: async () => ({ output: "ran" }),
-  });
-  const blocked = ["memory", "clarify", "send_message"].map(fake);
-  beforeAll(() => void ALL_TOOLS.push(...blocked));
-  afterAll(() => void ALL_TOOLS.splice(ALL_TOOLS.indexOf(blocked[0]!), blocked.length));
-
   const toolNames = (call: Frame) => (call.body.tools ?? []).map((t: Frame) => t.function.name) as string[];
+  const ELICIT_FS_CAPS = { ...FS_CAPS, elicitation: { form: {} } };
 
-  it("a child gets the parent's tools minus delegate_task, memory, clarify and send_message, even as an orchestrator at depth 1", async () => {
+  it("a child gets the parent's tools minus delegate_task, memory and clarify, even as an orchestrator at depth 1", async () => {
     const leaf = await scriptChild([
-      { toolCalls: [{ id: "call_nested", name: "delegate_task", arguments: { goal: "deeper" } }] },
-      { text: "Could not delegate." },
+      {
+        toolCalls: [
+          { id: "call_nested", name: "delegate_task", arguments: { goal: "deeper" } },
+          { id: "call_mem", name: "memory", arguments: { action: "add", content: "a child's note" } },
+          { id: "call_ask", name: "clarify", arguments: { question: "May I?" } },
+        ],
+      },
+      { text: "Could not delegate, remember or ask." },
     ]);
     const orchestrator = await scriptChild([{ text: "orchestrated nothing" }]);
     const key = await scriptParent({ tasks: [{ goal: goal(leaf, "leaf") }, { goal: goal(orchestrator, "boss"), role: "orchestrator" }] });
-    const { client, sessionId } = await parent(FS_CAPS);
+    const { client, sessionId } = await parent(ELICIT_FS_CAPS);
     expect((await client.prompt(sessionId, `[[mock:${key}]] go`).response).result).toEqual({ stopReason: "end_turn" });
 
     const parentTools = toolNames((await mockCalls(key))[0]);
-    expect(parentTools).toEqual(expect.arrayContaining(["read_file", "write_file", "memory", "clarify", "send_message", "delegate_task"]));
+    expect(parentTools).toEqual(expect.arrayContaining(["read_file", "write_file", "memory", "clarify", "session_search", "delegate_task"]));
     for (const k of [leaf, orchestrator]) {
       const subagentTools = toolNames((await mockCalls(k))[0]);
-      expect(subagentTools).toEqual(parentTools.filter((n) => !["delegate_task", "memory", "clarify", "send_message"].includes(n)));
+      expect(subagentTools).toEqual(parentTools.filter((n) => !["delegate_task", "memory", "clarify"].includes(n)));
     }
     const leafCalls = await mockCalls(leaf);
     expect(leafCalls[0].body.messages[0].content).toContain("you cannot delegate it further");
-    expect(leafCalls[1].body.messages.at(-1).content).toMatch(/^Error: Unknown tool "delegate_task"/);
+    const read = Object.fromEntries(leafCalls[1].body.messages.filter((m: Frame) => m.role === "tool").map((m: Frame) => [m.tool_call_id, m.content]));
+    expect(read.call_nested).toMatch(/^Error: Unknown tool "delegate_task"/);
+    expect(read.call_mem).toMatch(/^Error: Unknown tool "memory"/);
+    expect(read.call_ask).toMatch(/^Error: Unknown tool "clarify"/);
+    expect(client.frames.filter((f) => f.method === "elicitation/create")).toEqual([]);
+    const memory = await (await rest(`/v1/memory?cwd=${encodeURIComponent(CWD)}`)).json();
+    expect((memory as { entries: string[] }).entries).not.toContain("a child's note");
     expect(finalResults(client, sessionId).map((r) => r.status)).toEqual(["completed", "completed"]);
     client.close();
   });

@@ -8,6 +8,8 @@ import { env } from "cloudflare:test";
 import { mockCalls, mockScript, TestClient, uniqueKey, type Frame, type OpenOptions } from "./acp-test-client.js";
 
 export const FULL_CAPS = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+/** FULL_CAPS plus form elicitation, which `clarify` needs. */
+export const ELICIT_CAPS = { ...FULL_CAPS, elicitation: { form: {} } };
 
 /** How a command behaves in the scripted terminal. `hang`: never exits (until killed). */
 export interface CommandScript {
@@ -28,6 +30,8 @@ export class ScriptedEditor {
   /** Answers each permission request; throw to answer with a JSON-RPC error. */
   permission: (params: any) => unknown = () => select("allow_once");
   commands: (command: string) => CommandScript = () => ({ output: "", exitCode: 0 });
+  /** Answers each `elicitation/create` (what `clarify` asks); throw to answer with a JSON-RPC error. */
+  elicit: (params: any) => unknown = () => ({ action: "decline" });
   readonly #terminals = new Map<string, { script: CommandScript; killed: boolean }>();
 
   constructor(readonly client: TestClient) {
@@ -37,6 +41,7 @@ export class ScriptedEditor {
       return {};
     });
     client.onRequest("session/request_permission", (p) => this.permission(p));
+    client.onRequest("elicitation/create", (p) => this.elicit(p));
     client.onRequest("terminal/create", (p) => {
       const terminalId = `term-${this.#terminals.size + 1}`;
       this.#terminals.set(terminalId, { script: this.commands(p.command), killed: false });
@@ -139,13 +144,16 @@ export function allOfferedTools(call: any): string[] {
   return (call.body.tools ?? []).map((t: any) => t.function.name);
 }
 
+/** Offered whatever the editor can do: covered by delegation, memory and session-search tests. */
+const SERVICE_TOOLS: ReadonlySet<string> = new Set(["delegate_task", "memory", "session_search"]);
+
 /**
- * The tools a recorded model call offered, without `delegate_task`: whether a
- * session may delegate is not a matter of client capabilities or modes, and
- * delegation.test.ts covers it.
+ * The tools a recorded model call offered, without the service-side ones
+ * (`delegate_task`, `memory`, `session_search`): they do not follow the
+ * editor's capabilities, and their own test files cover when they are offered.
  */
 export function offeredTools(call: any): string[] {
-  return allOfferedTools(call).filter((name) => name !== "delegate_task");
+  return allOfferedTools(call).filter((name) => !SERVICE_TOOLS.has(name));
 }
 
 /** What the model reads when it calls a tool it was not offered. */

@@ -34,6 +34,7 @@ describe("session/new", () => {
       additionalDirectories: ["/work/lib-a", "/work/lib-b"],
       title: null,
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      archived: false,
       _meta: { hermes: { kind: "root", parentId: null, rootId: result.sessionId, status: "active", model: "gpt-4o-mini" } },
     });
     client.close();

@@ -25,7 +25,7 @@ describe("initializeResult", () => {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {}, title: {}, status: {}, archive: {} },
       },
       authMethods: authMethods(undefined),
     });

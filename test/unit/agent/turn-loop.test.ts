@@ -10,6 +10,7 @@ import type { RetryPolicy } from "../../../src/agent/retry.js";
 import { DEFAULT_MAX_MODEL_CALLS, runTurn, type TurnDeps, type TurnInput } from "../../../src/agent/turn-loop.js";
 import { ToolError, type AnyTool, type Tool, type ToolContext } from "../../../src/tools/tool.js";
 import { startMockOpenAI, type MockOpenAI, type MockStep } from "../../support/mock-openai.js";
+import { NO_D1 } from "../tools/fakes.js";
 
 let mock: MockOpenAI;
 let provider: OpenAIProvider;
@@ -44,6 +45,8 @@ function harness(overrides: Partial<TurnDeps> = {}): Harness {
       h.contexts.push({ toolCallId, signal });
       return {
         sessionId: "sess-1",
+        tenant: "alpha",
+        db: NO_D1,
         cwd: "/work",
         additionalDirectories: [],
         toolCallId,

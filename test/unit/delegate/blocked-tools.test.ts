@@ -31,9 +31,10 @@ describe("mayDelegate", () => {
 });
 
 describe("blocked tools", () => {
-  it("always blocks memory, clarify and send_message", () => {
-    expect([...ALWAYS_BLOCKED_TOOLS].sort()).toEqual(["clarify", "memory", "send_message"]);
-    expect([...blockedToolsFor("orchestrator", 1, 5)].sort()).toEqual(["clarify", "memory", "send_message"]);
+  it("always blocks memory and clarify, and names only tools that exist", () => {
+    expect([...ALWAYS_BLOCKED_TOOLS].sort()).toEqual(["clarify", "memory"]);
+    expect([...blockedToolsFor("orchestrator", 1, 5)].sort()).toEqual(["clarify", "memory"]);
+    for (const name of ALWAYS_BLOCKED_TOOLS) expect(names(ALL_TOOLS)).toContain(name);
   });
 
   it("blocks delegate_task for a leaf, and for an orchestrator at the depth limit", () => {
@@ -43,7 +44,7 @@ describe("blocked tools", () => {
   });
 
   it("removes exactly the blocked tools from the parent's set", () => {
-    const parent = ["read_file", "memory", "clarify", "send_message", DELEGATE_TOOL_NAME, "terminal"].map(fake);
+    const parent = ["read_file", "memory", "clarify", DELEGATE_TOOL_NAME, "terminal"].map(fake);
     expect(names(subagentTools(parent, "leaf", 1, 1))).toEqual(["read_file", "terminal"]);
     expect(names(subagentTools(parent, "orchestrator", 1, 2))).toEqual(["read_file", DELEGATE_TOOL_NAME, "terminal"]);
   });

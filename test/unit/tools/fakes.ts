@@ -64,6 +64,13 @@ export interface FakeContext extends ToolContext {
 }
 
 export const CWD = "/work/proj";
+
+/** Node has no D1: any use fails loudly (memory and session search are tested in workerd). */
+export const NO_D1 = new Proxy({} as D1Database, {
+  get: () => {
+    throw new Error("no D1 in unit tests");
+  },
+});
 export const EXTRA_DIR = "/work/lib";
 
 export function fakeContext(client: FakeClient, options: { deny?: string; noGate?: boolean } = {}): FakeContext {
@@ -72,6 +79,8 @@ export function fakeContext(client: FakeClient, options: { deny?: string; noGate
   const gateRequests: GateRequest[] = [];
   const ctx: FakeContext = {
     sessionId: "sess-1",
+    tenant: "alpha",
+    db: NO_D1,
     cwd: CWD,
     additionalDirectories: [EXTRA_DIR],
     toolCallId: "call-1",

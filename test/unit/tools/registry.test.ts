@@ -10,17 +10,24 @@ import { ALL_CAPS, FakeClient, fakeContext, scriptTerminal } from "./fakes.js";
 const names = (tools: AnyTool[]) => tools.map((t) => t.name);
 
 describe("tool registry", () => {
+  const ALWAYS = ["web_fetch", "todo", "memory", "session_search"];
+
   it("registers every tool once", () => {
-    expect(names(ALL_TOOLS)).toEqual(["read_file", "write_file", "patch", "search_files", "terminal", "web_fetch", "todo"]);
+    expect(names(ALL_TOOLS)).toEqual([
+      "read_file", "write_file", "patch", "search_files", "terminal", "web_fetch", "todo", "clarify", "memory", "session_search",
+    ]);
   });
 
   it.each([
-    [ALL_CAPS, ["read_file", "write_file", "patch", "search_files", "terminal", "web_fetch", "todo"]],
-    [{}, ["web_fetch", "todo"]],
-    [{ fs: { readTextFile: true } }, ["read_file", "web_fetch", "todo"]],
-    [{ fs: { writeTextFile: true } }, ["write_file", "web_fetch", "todo"]],
-    [{ terminal: true }, ["search_files", "terminal", "web_fetch", "todo"]],
-    [{ fs: { readTextFile: false, writeTextFile: false }, terminal: false }, ["web_fetch", "todo"]],
+    [ALL_CAPS, ["read_file", "write_file", "patch", "search_files", "terminal", ...ALWAYS]],
+    [{}, ALWAYS],
+    [{ fs: { readTextFile: true } }, ["read_file", ...ALWAYS]],
+    [{ fs: { writeTextFile: true } }, ["write_file", ...ALWAYS]],
+    [{ terminal: true }, ["search_files", "terminal", ...ALWAYS]],
+    [{ fs: { readTextFile: false, writeTextFile: false }, terminal: false }, ALWAYS],
+    [{ elicitation: { form: {} } }, ["web_fetch", "todo", "clarify", "memory", "session_search"]],
+    [{ elicitation: { url: {} } }, ALWAYS],
+    [{ elicitation: { form: null } }, ALWAYS],
   ])("offers only what the client can do: %j", (caps, expected) => {
     expect(names(toolsFor(new FakeClient(caps)))).toEqual(expected);
   });

@@ -1,0 +1,44 @@
+/**
+ * `session/status`, `session/archive` and `session/unarchive` (unstable ACP),
+ * answered from the D1 index so that asking never wakes (or changes) a session
+ * object; only archiving an active session does, to close it first. Unknown and
+ * foreign sessions are -32002 with the requested `sessionId` in `data`.
+ */
+import type { ArchiveSessionResponse, SessionStatusResponse, UnarchiveSessionResponse } from "@agentclientprotocol/sdk/unstable";
+import type { SessionRow } from "../../schema/sessions.js";
+import { AcpError } from "../acp/errors.js";
+import type { Connection } from "./connection.js";
+import { unwrap } from "./unwrap.js";
+
+/** The tenant's index row for `sessionId`, or -32002 naming it. */
+export async function ownedSession(connection: Connection, sessionId: string): Promise<SessionRow> {
+  const row = await connection.index.get(connection.ref().tenant, sessionId);
+  if (!row) throw AcpError.resourceNotFound(sessionId);
+  return row;
+}
+
+/**
+ * `open`: some connection has it active (a turn may be running, editors may be
+ * attached); `saved`: closed, archived or a finished sub-agent, to be loaded or resumed.
+ */
+export function statusOf(row: SessionRow): SessionStatusResponse {
+  return { status: row.status === "active" && !row.archived ? "open" : "saved" };
+}
+
+/** Closes the session first if it is active (as `session/close` would), then archives it; twice is fine. */
+export async function archiveSession(connection: Connection, sessionId: string): Promise<ArchiveSessionResponse> {
+  const row = await ownedSession(connection, sessionId);
+  if (row.status === "active") {
+    unwrap(await connection.session(sessionId).close(connection.ref()));
+    connection.forgetSession(sessionId);
+  }
+  if (!row.archived) await connection.index.update(sessionId, { archived: true });
+  return {};
+}
+
+/** Back into the default `session/list`; never loads or resumes it. Unarchiving an unarchived session is fine. */
+export async function unarchiveSession(connection: Connection, sessionId: string): Promise<UnarchiveSessionResponse> {
+  const row = await ownedSession(connection, sessionId);
+  if (row.archived) await connection.index.update(sessionId, { archived: false });
+  return {};
+}

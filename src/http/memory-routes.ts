@@ -1,0 +1,49 @@
+/**
+ * `GET /v1/memory?cwd=` → `{ cwd, entries, characters }`; `PUT /v1/memory?cwd=`
+ * with `{ entries }` replaces the project's memory (what the `memory` tool
+ * edits), for the browser client and scripts. Scoped to the caller's tenant.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { zAbsolutePath } from "../acp/params.js";
+import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
+import type { Env } from "../env.js";
+import { memoryCharacters, zMemoryEntries } from "../tools/memory-entries.js";
+import type { AuthVariables } from "./auth.js";
+import { invalidRequest, jsonError } from "./json-error.js";
+
+const zQuery = z.object({ cwd: zAbsolutePath });
+const zBody = z.strictObject({ entries: zMemoryEntries });
+
+const view = (cwd: string, entries: string[]) => ({ cwd, entries, characters: memoryCharacters(entries) });
+
+export const memoryRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
+  .get("/memory", async (c) => {
+    const { cwd } = parseQuery(c.req.query());
+    const { entries } = await new MemoryStore(c.env.DB).get(c.get("tenant"), cwd);
+    return c.json(view(cwd, entries));
+  })
+  .put("/memory", async (c) => {
+    const { cwd } = parseQuery(c.req.query());
+    let json: unknown;
+    try {
+      json = await c.req.json();
+    } catch {
+      throw jsonError(400, "invalid_json", "the body must be JSON: {\"entries\": [\"…\"]}");
+    }
+    const body = zBody.safeParse(json);
+    if (!body.success) throw invalidRequest("body", body.error);
+    try {
+      const entries = await new MemoryStore(c.env.DB).replace(c.get("tenant"), cwd, body.data.entries);
+      return c.json(view(cwd, entries));
+    } catch (err) {
+      if (err instanceof MemoryConflictError) throw jsonError(409, "conflict", err.message);
+      throw err;
+    }
+  });
+
+function parseQuery(query: Record<string, string>): z.infer<typeof zQuery> {
+  const parsed = zQuery.safeParse(query);
+  if (!parsed.success) throw invalidRequest("query", parsed.error);
+  return parsed.data;
+}
