@@ -1,3 +1,5 @@
 export * from "./sessions.js";
 export * from "./permission-rules.js";
 export * from "./segments.js";
+export * from "./api-keys.js";
+export * from "./tenant-usage.js";

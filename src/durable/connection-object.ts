@@ -10,6 +10,7 @@ import { ConnectionStateStore } from "../connection/connection-state.js";
 import { dispatchFrame, serialQueue } from "../connection/dispatch.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
+import { checkKey, watchKey } from "../keys/key-watch.js";
 import type { SessionObject } from "./session-object.js";
 
 /** Internal headers the Worker sets after authenticating; clients never reach this object directly. */
@@ -52,6 +53,7 @@ export class ConnectionObject extends DurableObject<Env> {
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
     this.#state.save({ tenant, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [] });
+    await watchKey(this.ctx, request);
     const headers = new Headers({ [CONNECTION_ID_HEADER]: this.ctx.id.toString() });
     const protocol = request.headers.get(PROTOCOL_HEADER);
     if (protocol) headers.set("Sec-WebSocket-Protocol", protocol);
@@ -77,6 +79,11 @@ export class ConnectionObject extends DurableObject<Env> {
 
   override async webSocketError(): Promise<void> {
     await this.#release();
+  }
+
+  /** Closes the socket with 4401 once its managed key is revoked (src/keys/key-watch.ts). */
+  override async alarm(): Promise<void> {
+    await checkKey(this.ctx, this.env.DB);
   }
 
   /** Session objects push frames here; false tells them this connection is gone. */
