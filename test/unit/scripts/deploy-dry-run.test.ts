@@ -5,8 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { REPO_ROOT, runDeploy } from "./deploy-harness.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { removeScratch, REPO_ROOT, runDeploy } from "./deploy-harness.js";
+
+afterAll(removeScratch);
 
 const toml = () => readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
 

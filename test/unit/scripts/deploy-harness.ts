@@ -5,7 +5,7 @@
  * here) and an environment that holds nothing of the developer's.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,19 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const FAKE_BIN = join(dirname(fileURLToPath(import.meta.url)), "fake-wrangler");
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
+
+const scratchDirs: string[] = [];
+
+function scratch(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+/** Removes every directory this harness made; call from afterAll. */
+export function removeScratch(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 export interface FakeState {
   loggedIn: boolean;
@@ -37,7 +50,7 @@ export interface Project {
 
 /** A fresh account: logged in, no database, no Worker; a copy of wrangler.toml with the placeholder id. */
 export function newProject(): Project {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-deploy-"));
+  const dir = scratch("hermes-deploy-");
   copyFileSync(join(REPO_ROOT, "wrangler.toml"), join(dir, "wrangler.toml"));
   const statePath = join(dir, "fake-wrangler-state.json");
   const initial: FakeState = {
@@ -82,7 +95,7 @@ export async function runDeploy(
   const before = "state" in project ? project.state().calls.length : 0;
   const path = options.fake === false ? process.env.PATH! : `${FAKE_BIN}${delimiter}${process.env.PATH}`;
   // A home of its own: no wrangler login, config or logs of the developer's are read or written.
-  const home = mkdtempSync(join(tmpdir(), "hermes-deploy-home-"));
+  const home = scratch("hermes-deploy-home-");
   const child = spawn(TSX, [join(REPO_ROOT, "scripts", "deploy.ts"), ...args], {
     cwd: project.dir,
     env: {

@@ -5,8 +5,10 @@
  * run, re-run, not logged in. The dry-run bundle is built by the real wrangler
  * in deploy-dry-run.test.ts.
  */
-import { describe, expect, it } from "vitest";
-import { newProject, REPO_ROOT, runDeploy, type Project } from "./deploy-harness.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { newProject, removeScratch, REPO_ROOT, runDeploy, type Project } from "./deploy-harness.js";
+
+afterAll(removeScratch);
 
 const PLACEHOLDER = "00000000-0000-4000-8000-000000000000";
 const MODEL_KEY = "sk-test-model-key-123";
