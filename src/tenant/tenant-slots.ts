@@ -3,15 +3,30 @@
  * sub-agent holds a lease from the tenant object while it runs; the lease
  * expires unless renewed, so a session evicted mid-turn frees its slot.
  *
- * - `acquireTurn` before a turn starts: a lease, or a `RequestError` -32003
- *   to answer the `session/prompt` with. The same session asking again while
- *   it holds a turn lease gets that lease back: a queued prompt is not a second slot.
- * - `acquireSubagent` before a sub-agent starts: waits (polling) while the
- *   tenant is at `maxConcurrentSubagents`, so the sub-agent waits in the pool
- *   instead of failing; throws -32003 only for the daily token budget.
- * - `renewLease` from the heartbeat while it runs, `releaseLease` when it ends
- *   (completed, failed, cancelled or interrupted).
- * - `recordUsage` once per finished turn or sub-agent: one D1 write.
+ * Prompt runner (editor prompts):
+ * - Right before each turn starts, the first and each queued one:
+ *   `lease = await acquireTurn(env, tenant, sessionId)`. It is idempotent per
+ *   session, so a prompt queued behind a running turn of the same session
+ *   never takes a second slot (the daily token budget is still checked).
+ *   A `RequestError` -32003 is that `session/prompt`'s answer
+ *   (`err.toErrorResponse()`); the turn does not run.
+ * - While it runs: `renewLease(env, lease)` from the session's 30 s
+ *   heartbeat; `false` means it expired, so acquire again.
+ * - When each turn ends (any stop reason, errors and interruptions included):
+ *   `recordUsage(env, tenant, { turns: 1, modelCalls, inputTokens, outputTokens, toolCalls })`,
+ *   one D1 write.
+ * - When the runner goes idle (queue drained), or on close/delete:
+ *   `releaseLease(env, lease)`. Keep the lease in storage so a restarted
+ *   object can release it; if it cannot, the lease expires on its own.
+ *
+ * Sub-agent pool (a sub-agent's task does not take a turn slot):
+ * - Before starting each sub-agent, inside the pool's own slot:
+ *   `lease = await acquireSubagent(env, tenant, subagentSessionId, { signal })`
+ *   with the parent turn's abort signal. It waits while the tenant is at
+ *   `maxConcurrentSubagents`; it throws -32003 only for the daily token
+ *   budget, which fails that sub-agent's task with the message.
+ * - Renew as above while it runs; when it ends, `releaseLease` and
+ *   `recordUsage(env, tenant, { subagents: 1, modelCalls, inputTokens, outputTokens, toolCalls })`.
  * @module
  */
 import type { Env } from "../env.js";
