@@ -14,6 +14,7 @@ import { hermeticWranglerConfig } from "./test/support/hermetic-wrangler-config.
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
+export const TEST_ADMIN_TOKEN = "admin-test-token";
 
 export default defineConfig(async () => {
   const mock = await startMockOpenAI();
@@ -35,6 +36,7 @@ export default defineConfig(async () => {
                   OPENAI_BASE_URL: `${mock.url}/v1`,
                   OPENAI_API_KEY: "test-key",
                   HERMES_EDGE_TOKENS: TEST_TOKENS,
+                  HERMES_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                   HERMES_COALESCE_MS: "0",
                   HERMES_MAX_FRAME_BYTES: String(64 * 1024),
                   MOCK_URL: mock.url,

@@ -4,16 +4,24 @@
  */
 import type { ConnectionRpc } from "./connection/connection-rpc.js";
 import type { SessionRpc } from "./session/session-rpc.js";
+import type { TenantObject } from "./durable/tenant-object.js";
 
 export interface Env {
   CONNECTION: DurableObjectNamespace<ConnectionRpc>;
   SESSION: DurableObjectNamespace<SessionRpc>;
+  TENANT: DurableObjectNamespace<TenantObject>;
+  /** Counts failed authentications per client address (`[[ratelimits]]` in wrangler.toml). */
+  AUTH_FAILURE_LIMITER?: RateLimit;
   DB: D1Database;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
   HERMES_MODEL?: string;
   HERMES_MODELS?: string;
   HERMES_EDGE_TOKENS?: string;
+  /** Guards `/v1/admin/*` (`Authorization: Bearer`); unset means the admin API refuses everyone. */
+  HERMES_ADMIN_TOKEN?: string;
+  /** Default tenant limits, JSON: `{"maxConcurrentTurns": 4, "maxConcurrentSubagents": 6, "dailyTokens": 2000000}`. */
+  HERMES_TENANT_LIMITS?: string;
   HERMES_MAX_FRAME_BYTES?: string;
   HERMES_CONTEXT_WINDOW?: string;
   /** How long a permission request waits for the user before it counts as denied (default 60000). */

@@ -3,16 +3,19 @@
  * are handed to a fresh connection object; it never parses JSON-RPC itself.
  */
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
 import { PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
 import type { Env } from "./env.js";
+import { adminRoutes } from "./http/admin-routes.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
+import { ErrorCode, httpError, onError } from "./http/http-error.js";
 import { rest } from "./http/rest.js";
+import { KEY_ID_HEADER } from "./keys/key-watch.js";
 import registryManifest from "../registry/agent.json";
 
 export { ConnectionObject } from "./durable/connection-object.js";
 export { SessionObject } from "./durable/session-object.js";
+export { TenantObject } from "./durable/tenant-object.js";
 
 const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
 
@@ -23,30 +26,29 @@ app.get("/.well-known/acp/agent.json", (c) => c.json(registryManifest));
 
 app.get("/acp", bearerAuth(), async (c) => {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-    throw new HTTPException(426, {
-      res: Response.json(
-        { error: "upgrade required", message: "GET /acp must be a WebSocket upgrade (Upgrade: websocket)" },
-        { status: 426, headers: { Upgrade: "websocket" } },
-      ),
+    throw httpError(ErrorCode.invalidRequest, "GET /acp must be a WebSocket upgrade (Upgrade: websocket)", undefined, {
+      status: 426,
+      headers: { Upgrade: "websocket" },
     });
   }
   const stub = c.env.CONNECTION.get(c.env.CONNECTION.newUniqueId());
   const headers = new Headers(c.req.raw.headers);
   headers.set(TENANT_HEADER, c.get("tenant"));
   headers.delete(PROTOCOL_HEADER);
+  headers.delete(KEY_ID_HEADER);
   const accepted = c.get("acceptedProtocol");
   if (accepted) headers.set(PROTOCOL_HEADER, accepted);
+  const keyId = c.get("keyId");
+  if (keyId) headers.set(KEY_ID_HEADER, keyId);
   return stub.fetch(new Request(c.req.raw.url, { method: "GET", headers }));
 });
 
+// Before `/v1`: the admin API has its own credential, not the tenant bearer auth.
+app.route("/v1/admin", adminRoutes);
 app.route("/v1", rest);
 
-app.notFound((c) => c.json({ error: "not found", message: `no route for ${c.req.method} ${c.req.path}` }, 404));
+app.notFound((c) => httpError(ErrorCode.resourceNotFound, `no route for ${c.req.method} ${c.req.path}`).getResponse());
 
-app.onError((err, c) => {
-  if (err instanceof HTTPException) return err.getResponse();
-  console.error("unhandled error", err);
-  return c.json({ error: "internal error" }, 500);
-});
+app.onError(onError);
 
 export default app satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@
 import { maxFrameBytes } from "../config.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
+import { checkKey, watchKey } from "../keys/key-watch.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { ConnectionStateStore } from "./connection-state.js";
@@ -39,7 +40,7 @@ export class Connection {
   }
 
   /** The Worker's authenticated upgrade: accept the socket with the hibernation API. */
-  accept(request: Request): Response {
+  async accept(request: Request): Promise<Response> {
     const tenant = request.headers.get(TENANT_HEADER);
     if (!tenant || request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected an authenticated WebSocket upgrade", { status: 400 });
@@ -47,6 +48,7 @@ export class Connection {
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
     this.state.save({ tenant, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [] });
+    await watchKey(this.ctx, request);
     const headers = new Headers({ [CONNECTION_ID_HEADER]: this.id });
     const protocol = request.headers.get(PROTOCOL_HEADER);
     if (protocol) headers.set("Sec-WebSocket-Protocol", protocol);
@@ -71,6 +73,11 @@ export class Connection {
     if (!state) return;
     await Promise.allSettled(state.sessions.map((id) => this.session(id).detach(this.id)));
     this.state.clear();
+  }
+
+  /** The alarm: a connection made with a managed key closes once the key is revoked or expires. */
+  checkKey(): Promise<void> {
+    return checkKey(this.ctx, this.env.DB);
   }
 
   /** Frames from session objects; false when the socket is gone. */

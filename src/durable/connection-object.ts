@@ -40,6 +40,11 @@ export class ConnectionObject extends DurableObject<Env> implements ConnectionRp
     await guarded(this.#where("webSocketError"), undefined, () => this.#connection.release());
   }
 
+  /** Closes the socket with 4401 once its managed key is revoked (src/keys/key-watch.ts). */
+  override async alarm(): Promise<void> {
+    await guarded(this.#where("alarm"), undefined, () => this.#connection.checkKey());
+  }
+
   deliver(frames: string[]): Promise<boolean> {
     return guarded(this.#where("deliver"), false, () => this.#connection.deliver(frames));
   }

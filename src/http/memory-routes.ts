@@ -10,7 +10,8 @@ import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import type { Env } from "../env.js";
 import { memoryCharacters, zMemoryEntries } from "../tools/memory-entries.js";
 import type { AuthVariables } from "./auth.js";
-import { invalidRequest, jsonError } from "./json-error.js";
+import { ErrorCode, httpError } from "./http-error.js";
+import { jsonBody, queryOf } from "./validate.js";
 
 const zQuery = z.object({ cwd: zAbsolutePath });
 const zBody = z.strictObject({ entries: zMemoryEntries });
@@ -19,31 +20,18 @@ const view = (cwd: string, entries: string[]) => ({ cwd, entries, characters: me
 
 export const memoryRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .get("/memory", async (c) => {
-    const { cwd } = parseQuery(c.req.query());
+    const { cwd } = queryOf(c, zQuery);
     const { entries } = await new MemoryStore(c.env.DB).get(c.get("tenant"), cwd);
     return c.json(view(cwd, entries));
   })
   .put("/memory", async (c) => {
-    const { cwd } = parseQuery(c.req.query());
-    let json: unknown;
+    const { cwd } = queryOf(c, zQuery);
+    const body = await jsonBody(c, zBody);
     try {
-      json = await c.req.json();
-    } catch {
-      throw jsonError(400, "invalid_json", "the body must be JSON: {\"entries\": [\"…\"]}");
-    }
-    const body = zBody.safeParse(json);
-    if (!body.success) throw invalidRequest("body", body.error);
-    try {
-      const entries = await new MemoryStore(c.env.DB).replace(c.get("tenant"), cwd, body.data.entries);
+      const entries = await new MemoryStore(c.env.DB).replace(c.get("tenant"), cwd, body.entries);
       return c.json(view(cwd, entries));
     } catch (err) {
-      if (err instanceof MemoryConflictError) throw jsonError(409, "conflict", err.message);
+      if (err instanceof MemoryConflictError) throw httpError(ErrorCode.conflict, err.message);
       throw err;
     }
   });
-
-function parseQuery(query: Record<string, string>): z.infer<typeof zQuery> {
-  const parsed = zQuery.safeParse(query);
-  if (!parsed.success) throw invalidRequest("query", parsed.error);
-  return parsed.data;
-}

@@ -3,7 +3,6 @@
  * scoping as ACP: another tenant's session is a 404, like an unknown one.
  */
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { sessionInfo } from "../connection/session-info.js";
 import { LISTED_KINDS, SessionIndex } from "../db/session-index.js";
@@ -11,22 +10,24 @@ import { MAX_LINEAGE_LINKS, SegmentIndex } from "../db/segment-index.js";
 import type { SegmentRow } from "../../schema/segments.js";
 import type { Env } from "../env.js";
 import { bearerAuth, type AuthVariables } from "./auth.js";
+import { ErrorCode, httpError } from "./http-error.js";
 import { subagentRoutes } from "./subagent-routes.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { searchRoutes } from "./search-routes.js";
+import { usageRoutes } from "./usage-routes.js";
+import { queryOf } from "./validate.js";
 
 const zListQuery = z.object({ cwd: z.string().min(1).optional(), cursor: z.string().max(512).optional() });
 
 export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .use(bearerAuth())
   .get("/sessions", async (c) => {
-    const query = zListQuery.safeParse(c.req.query());
-    if (!query.success) throw new HTTPException(400, { res: Response.json({ error: "invalid query", issues: query.error.issues }, { status: 400 }) });
+    const query = queryOf(c, zListQuery);
     try {
-      const page = await new SessionIndex(c.env.DB).list(c.get("tenant"), { ...query.data, kinds: LISTED_KINDS });
+      const page = await new SessionIndex(c.env.DB).list(c.get("tenant"), { ...query, kinds: LISTED_KINDS });
       return c.json({ sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor });
     } catch (err) {
-      if (err instanceof RangeError) throw new HTTPException(400, { res: Response.json({ error: "invalid cursor" }, { status: 400 }) });
+      if (err instanceof RangeError) throw httpError(ErrorCode.invalidParams, "invalid cursor");
       throw err;
     }
   })
@@ -46,14 +47,15 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .route("/", subagentRoutes)
   .route("/", memoryRoutes)
   .route("/", searchRoutes)
+  .route("/", usageRoutes)
   .get("/sessions/:id", async (c) => {
     const row = await new SessionIndex(c.env.DB).get(c.get("tenant"), c.req.param("id"));
     if (!row) throw notFound();
     return c.json(sessionInfo(row));
   });
 
-function notFound(): HTTPException {
-  return new HTTPException(404, { res: Response.json({ error: "no such session" }, { status: 404 }) });
+function notFound() {
+  return httpError(ErrorCode.resourceNotFound, "no such session");
 }
 
 function segmentView(row: SegmentRow) {

@@ -9,7 +9,7 @@ import { DEFAULT_SEARCH_LIMIT, SearchIndex } from "../db/search-index.js";
 import type { Env } from "../env.js";
 import { zSearchLimit, zSearchQuery } from "../tools/session-search.js";
 import type { AuthVariables } from "./auth.js";
-import { invalidRequest } from "./json-error.js";
+import { queryOf } from "./validate.js";
 
 const zQuery = z.object({
   q: zSearchQuery,
@@ -17,8 +17,7 @@ const zQuery = z.object({
 });
 
 export const searchRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>().get("/search", async (c) => {
-  const query = zQuery.safeParse(c.req.query());
-  if (!query.success) throw invalidRequest("query", query.error);
-  const results = await new SearchIndex(c.env.DB).search(c.get("tenant"), query.data.q, { limit: query.data.limit });
-  return c.json({ query: query.data.q, results });
+  const query = queryOf(c, zQuery);
+  const results = await new SearchIndex(c.env.DB).search(c.get("tenant"), query.q, { limit: query.limit });
+  return c.json({ query: query.q, results });
 });

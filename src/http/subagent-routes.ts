@@ -4,7 +4,6 @@
  * session is a 404, exactly like an unknown one.
  */
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import type { SessionRow } from "../../schema/sessions.js";
 import { SessionIndex } from "../db/session-index.js";
@@ -12,6 +11,7 @@ import type { SubagentCommand, SubagentControlResult } from "../delegate/subagen
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
 import type { AuthVariables } from "./auth.js";
+import { ErrorCode, httpError } from "./http-error.js";
 
 const zId = z.string().min(1).max(128);
 
@@ -54,10 +54,11 @@ async function control(env: Env, tenant: string, sessionId: string, command: Sub
   const outcome = (await env.SESSION.get(env.SESSION.idFromName(sessionId)).subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;
   if (outcome.ok) return Response.json(outcome.result);
   const detail = (outcome.error.data as { detail?: string } | undefined)?.detail ?? outcome.error.message;
-  if (outcome.error.code === -32002) throw notFound(detail);
-  throw new HTTPException(500, { res: Response.json({ error: outcome.error.message }, { status: 500 }) });
+  if (outcome.error.code === ErrorCode.resourceNotFound) throw notFound(detail);
+  // Mapped by code (a refused command is a 400); anything unexpected is a 500 that shows nothing.
+  throw httpError(outcome.error.code, outcome.error.message, outcome.error.data);
 }
 
-function notFound(message: string): HTTPException {
-  return new HTTPException(404, { res: Response.json({ error: message }, { status: 404 }) });
+function notFound(message: string) {
+  return httpError(ErrorCode.resourceNotFound, message);
 }

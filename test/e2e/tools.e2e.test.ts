@@ -117,7 +117,7 @@ describe("memory across sessions", () => {
     expect(await got.json()).toEqual({ cwd, entries: ["Run tests with npm test."], characters: 24 });
     const bad = await rest(`/v1/memory?cwd=${encodeURIComponent(cwd)}`, { method: "PUT", body: JSON.stringify({ entries: [""] }) });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.code).toBe("invalid_request");
+    expect(((await bad.json()) as any).error.code).toBe(-32602);
     expect(c.validator.errors).toEqual([]);
   });
 });

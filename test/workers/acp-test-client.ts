@@ -188,8 +188,17 @@ export class TestClient {
   }
 }
 
+/**
+ * A fresh client address: failed authentications are rate-limited per address
+ * (CF-Connecting-IP), and the limiter's memory is shared by every test file.
+ */
+export function freshAddress(): string {
+  const [a, b, c] = crypto.getRandomValues(new Uint8Array(3));
+  return `10.${a}.${b}.${c}`;
+}
+
 export function upgrade(options: OpenOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { Upgrade: "websocket", ...options.headers };
+  const headers: Record<string, string> = { Upgrade: "websocket", "CF-Connecting-IP": freshAddress(), ...options.headers };
   const token = options.token === undefined ? "tok-alpha" : options.token;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (options.protocols) headers["Sec-WebSocket-Protocol"] = options.protocols.join(", ");

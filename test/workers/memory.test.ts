@@ -181,19 +181,19 @@ describe("GET and PUT /v1/memory", () => {
   });
 
   it.each([
-    ["not JSON", "{entries:", "invalid_json"],
-    ["no entries", {}, "invalid_request"],
-    ["entries not an array", { entries: "one" }, "invalid_request"],
-    ["a non-string entry", { entries: ["ok", 3] }, "invalid_request"],
-    ["an empty entry", { entries: ["ok", "   "] }, "invalid_request"],
-    ["over 4,000 characters", { entries: ["x".repeat(2_000), "y".repeat(2_001)] }, "invalid_request"],
-    ["an unknown field", { entries: [], extra: true }, "invalid_request"],
+    ["not JSON", "{entries:", -32700],
+    ["no entries", {}, -32602],
+    ["entries not an array", { entries: "one" }, -32602],
+    ["a non-string entry", { entries: ["ok", 3] }, -32602],
+    ["an empty entry", { entries: ["ok", "   "] }, -32602],
+    ["over 4,000 characters", { entries: ["x".repeat(2_000), "y".repeat(2_001)] }, -32602],
+    ["an unknown field", { entries: [], extra: true }, -32602],
   ])("answers 400 for a body with %s and keeps the memory", async (_name, body, code) => {
     const cwd = uniqueCwd();
     await put(cwd, { entries: ["kept"] });
     const res = await put(cwd, body);
     expect(res.status).toBe(400);
-    const json = (await res.json()) as { error: { code: string; message: string } };
+    const json = (await res.json()) as { error: { code: number; message: string } };
     expect(json.error).toMatchObject({ code, message: expect.any(String) });
     expect((await memoryOf(cwd)).entries).toEqual(["kept"]);
   });
@@ -206,7 +206,7 @@ describe("GET and PUT /v1/memory", () => {
     for (const method of ["GET", "PUT"]) {
       const res = await rest(path, { method, ...(method === "PUT" ? { body: JSON.stringify({ entries: [] }) } : {}) });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as any).error).toMatchObject({ code: "invalid_request", data: { issues: expect.arrayContaining([expect.objectContaining({ path: ["cwd"] })]) } });
+      expect(((await res.json()) as any).error).toMatchObject({ code: -32602, data: expect.arrayContaining([expect.objectContaining({ path: ["cwd"] })]) });
     }
   });
 

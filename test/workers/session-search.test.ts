@@ -168,7 +168,7 @@ describe("session_search", () => {
   ])("GET /v1/search answers 400 for %s", async (_name, query) => {
     const res = await search(query);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "invalid_request", message: expect.stringMatching(/^invalid query/) });
+    expect(((await res.json()) as any).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid query/) });
   });
 
   it("GET /v1/search needs a token, and a query of only punctuation finds nothing", async () => {

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import pkg from "../../package.json";
-import { mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+import { freshAddress, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 
 const CWD = "/work/shared-repo";
 
@@ -16,7 +16,9 @@ function errorBytes(client: TestClient, response: Frame): string {
 const NOT_FOUND = { code: -32002, message: "Resource not found", data: { detail: "no such session" } };
 
 function rest(path: string, token: string | null = "tok-alpha"): Promise<Response> {
-  return SELF.fetch(`http://hermes.test${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const headers: Record<string, string> = { "CF-Connecting-IP": freshAddress() };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  return SELF.fetch(`http://hermes.test${path}`, { headers });
 }
 
 describe("two tenants", () => {
@@ -124,7 +126,7 @@ describe("browser subprotocol token", () => {
 
   it("rejects an unknown subprotocol token with 401", async () => {
     const res = await SELF.fetch("http://hermes.test/acp", {
-      headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "acp, hermes-edge-token.tok-nobody" },
+      headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "acp, hermes-edge-token.tok-nobody", "CF-Connecting-IP": freshAddress() },
     });
     expect(res.status).toBe(401);
     expect(res.webSocket).toBeNull();
@@ -162,7 +164,9 @@ describe("REST", () => {
     const unknown = await rest(`/v1/sessions/${crypto.randomUUID()}`, "tok-beta");
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
-    expect(await foreign.text()).toBe(await unknown.text());
+    const body = await foreign.text();
+    expect(JSON.parse(body)).toEqual({ error: { code: -32002, message: "no such session" } });
+    expect(body).toBe(await unknown.text());
     alpha.close();
   });
 
@@ -178,7 +182,7 @@ describe("REST", () => {
     expect([...first.sessions, ...second.sessions].map((s: Frame) => s.sessionId).sort()).toEqual([...created].sort());
     const bad = await rest(`/v1/sessions?cursor=nope`);
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: "invalid cursor" });
+    expect(await bad.json()).toEqual({ error: { code: -32602, message: "invalid cursor" } });
     alpha.close();
   });
 
@@ -187,10 +191,12 @@ describe("REST", () => {
       const missing = await rest(path, null);
       expect(missing.status).toBe(401);
       expect(missing.headers.get("WWW-Authenticate")).toBe('Bearer realm="hermes-edge"');
-      expect(((await missing.json()) as Frame).error).toBe("unauthorized");
+      expect(await missing.json()).toEqual({
+        error: { code: -32000, message: "missing credentials: send Authorization: Bearer <key>", data: { reason: "missing" } },
+      });
       const wrong = await rest(path, "tok-gamma");
       expect(wrong.status).toBe(401);
-      expect(await wrong.json()).toEqual({ error: "unauthorized", message: "unknown token" });
+      expect(await wrong.json()).toEqual({ error: { code: -32000, message: "unknown token", data: { reason: "unknown" } } });
     }
   });
 
@@ -204,5 +210,8 @@ describe("REST", () => {
     const res = await rest("/acp");
     expect(res.status).toBe(426);
     expect(res.headers.get("Upgrade")).toBe("websocket");
+    expect(await res.json()).toEqual({
+      error: { code: -32600, message: "GET /acp must be a WebSocket upgrade (Upgrade: websocket)" },
+    });
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * Tenant usage per UTC day in D1. The tenant object writes absolute day
+ * totals (an upsert, so a retried flush is harmless); REST reads ranges.
+ * @module
+ */
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { tenantUsage } from "../../schema/tenant-usage.js";
+import type { UsageDay } from "../tenant/usage.js";
+
+export class UsageIndex {
+  readonly #db: DrizzleD1Database;
+
+  constructor(d1: D1Database) {
+    this.#db = drizzle(d1);
+  }
+
+  /** One D1 round trip for any number of days (`db.batch`: atomic, never `transaction()`). */
+  async write(tenant: string, days: UsageDay[], now: number): Promise<void> {
+    const [first, ...rest] = days.map((day) => {
+      const { date, ...counts } = day;
+      return this.#db
+        .insert(tenantUsage)
+        .values({ tenant, day: date, ...counts, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [tenantUsage.tenant, tenantUsage.day],
+          set: {
+            turns: sql`excluded.turns`,
+            modelCalls: sql`excluded.model_calls`,
+            inputTokens: sql`excluded.input_tokens`,
+            outputTokens: sql`excluded.output_tokens`,
+            toolCalls: sql`excluded.tool_calls`,
+            subagents: sql`excluded.subagents`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
+    });
+    if (first) await this.#db.batch([first, ...rest]);
+  }
+
+  /** The days of `[from, to]` (inclusive) that have usage, oldest first. */
+  async read(tenant: string, from: string, to: string): Promise<UsageDay[]> {
+    const rows = await this.#db
+      .select()
+      .from(tenantUsage)
+      .where(and(eq(tenantUsage.tenant, tenant), gte(tenantUsage.day, from), lte(tenantUsage.day, to)))
+      .orderBy(asc(tenantUsage.day));
+    return rows.map(({ day, turns, modelCalls, inputTokens, outputTokens, toolCalls, subagents }) => ({
+      date: day,
+      turns,
+      modelCalls,
+      inputTokens,
+      outputTokens,
+      toolCalls,
+      subagents,
+    }));
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * One Durable Object per tenant (named by the tenant): it leases turn and
+ * sub-agent slots against the tenant's limits and aggregates its usage. Entry
+ * points only; the work is in `TenantLedger`. Call it through
+ * `src/tenant/tenant-slots.ts`, not directly.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { UsageIndex } from "../db/usage-index.js";
+import type { Env } from "../env.js";
+import type { LeaseRequest } from "../tenant/lease-book.js";
+import { parseDefaultLimits, type LimitOverrides } from "../tenant/limits.js";
+import { TenantLedger, type AcquireOutcome, type LimitsView } from "../tenant/tenant-ledger.js";
+import { TenantStore } from "../tenant/tenant-store.js";
+import type { UsageDelta } from "../tenant/usage.js";
+
+export class TenantObject extends DurableObject<Env> {
+  readonly #ledger: TenantLedger;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const tenant = ctx.id.name;
+    if (!tenant) throw new Error("TenantObject must be addressed with idFromName(tenant)");
+    this.#ledger = new TenantLedger({
+      tenant,
+      store: new TenantStore(ctx.storage.sql),
+      usage: new UsageIndex(env.DB),
+      defaults: () => parseDefaultLimits(env.HERMES_TENANT_LIMITS),
+      now: Date.now,
+      newId: () => crypto.randomUUID(),
+      retryFlushIn: (ms) => ctx.storage.setAlarm(Date.now() + ms),
+    });
+  }
+
+  acquire(request: LeaseRequest): AcquireOutcome {
+    return this.#logged("acquire", () => this.#ledger.acquire(request));
+  }
+
+  renew(leaseId: string, ttlMs: number) {
+    return this.#logged("renew", () => this.#ledger.renew(leaseId, ttlMs));
+  }
+
+  release(leaseId: string): void {
+    this.#logged("release", () => this.#ledger.release(leaseId));
+  }
+
+  recordUsage(delta: UsageDelta): Promise<void> {
+    return this.#logged("recordUsage", () => this.#ledger.record(delta));
+  }
+
+  limits(): LimitsView {
+    return this.#logged("limits", () => this.#ledger.view());
+  }
+
+  setLimits(overrides: LimitOverrides): LimitsView {
+    return this.#logged("setLimits", () => this.#ledger.setOverrides(overrides));
+  }
+
+  override async alarm(): Promise<void> {
+    await this.#logged("alarm", () => this.#ledger.flush());
+  }
+
+  #logged<T>(method: string, run: () => T): T {
+    try {
+      const result = run();
+      if (result instanceof Promise) return result.catch((err) => this.#fail(method, err)) as T;
+      return result;
+    } catch (err) {
+      return this.#fail(method, err);
+    }
+  }
+
+  #fail(method: string, err: unknown): never {
+    console.error("TenantObject entry point failed", { class: "TenantObject", method, tenant: this.ctx.id.name, err: String(err) });
+    throw err;
+  }
+}

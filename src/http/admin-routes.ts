@@ -1,0 +1,96 @@
+/**
+ * The admin API under `/v1/admin`, behind `HERMES_ADMIN_TOKEN`: managed keys,
+ * per-tenant limit overrides, any tenant's usage. Bad bodies and queries are
+ * 400 with the zod issues; unknown ids are 404.
+ * @module
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { ApiKeyRow } from "../../schema/api-keys.js";
+import { ApiKeyStore, keyStatus } from "../db/api-keys.js";
+import type { Env } from "../env.js";
+import { zLimitOverrides } from "../tenant/limits.js";
+import { adminAuth } from "./admin-auth.js";
+import { ErrorCode, httpError } from "./http-error.js";
+import { usageReport, zUsageQuery } from "./usage-routes.js";
+import { jsonBody, queryOf } from "./validate.js";
+
+/** Tenant names an admin can address: what fits in a URL path segment and a log line. */
+export const zTenant = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, "letters, digits and . _ @ - only, starting with a letter or digit");
+
+const zCreateKey = z.strictObject({
+  tenant: zTenant,
+  label: z.string().trim().min(1).max(200),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .refine((s) => Date.parse(s) > Date.now(), "must be in the future")
+    .optional(),
+});
+
+const zKeyId = z.string().regex(/^key_[A-Za-z0-9_-]{16}$/);
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A key as listings show it: everything but the secret (and its hash). */
+export function keyView(row: ApiKeyRow, now: number) {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    label: row.label,
+    status: keyStatus(row, now),
+    createdAt: iso(row.createdAt),
+    lastUsedAt: iso(row.lastUsedAt),
+    expiresAt: iso(row.expiresAt),
+    revokedAt: iso(row.revokedAt),
+  };
+}
+
+function tenantParam(raw: string): string {
+  const parsed = zTenant.safeParse(raw);
+  if (!parsed.success) throw httpError(ErrorCode.invalidParams, "invalid tenant", parsed.error.issues);
+  return parsed.data;
+}
+
+export const adminRoutes = new Hono<{ Bindings: Env }>()
+  .use(adminAuth())
+  .post("/keys", async (c) => {
+    const body = await jsonBody(c, zCreateKey);
+    const expiresAt = body.expiresAt === undefined ? null : Date.parse(body.expiresAt);
+    const { row, key } = await new ApiKeyStore(c.env.DB).create({ tenant: body.tenant, label: body.label, expiresAt }, Date.now());
+    return c.json({ id: row.id, key, tenant: row.tenant, label: row.label, expiresAt: iso(row.expiresAt) }, 201);
+  })
+  .get("/keys", async (c) => {
+    const { tenant } = queryOf(c, z.object({ tenant: zTenant.optional() }));
+    const now = Date.now();
+    const rows = await new ApiKeyStore(c.env.DB).list(tenant);
+    return c.json({ keys: rows.map((row) => keyView(row, now)) });
+  })
+  .delete("/keys/:id", async (c) => {
+    const id = c.req.param("id");
+    const now = Date.now();
+    const row = zKeyId.safeParse(id).success ? await new ApiKeyStore(c.env.DB).revoke(id, now) : undefined;
+    if (!row) throw httpError(ErrorCode.resourceNotFound, "no such key");
+    return c.json(keyView(row, now));
+  })
+  .get("/tenants/:tenant/limits", async (c) => {
+    const tenant = tenantParam(c.req.param("tenant"));
+    return c.json(await c.env.TENANT.get(c.env.TENANT.idFromName(tenant)).limits());
+  })
+  .put("/tenants/:tenant/limits", async (c) => {
+    const tenant = tenantParam(c.req.param("tenant"));
+    const overrides = await jsonBody(c, zLimitOverrides);
+    return c.json(await c.env.TENANT.get(c.env.TENANT.idFromName(tenant)).setLimits(overrides));
+  })
+  .get("/usage", async (c) => {
+    const { tenant } = queryOf(c, z.object({ tenant: zTenant }));
+    return c.json(await usageReport(c.env.DB, tenant, queryOf(c, zUsageQuery)));
+  })
+  .all("*", (c) => {
+    throw httpError(ErrorCode.resourceNotFound, `no route for ${c.req.method} ${c.req.path}`);
+  });

@@ -1,0 +1,33 @@
+/**
+ * `GET /v1/usage?from=YYYY-MM-DD&to=YYYY-MM-DD`: the calling tenant's usage
+ * per UTC day. `to` defaults to today, `from` to 29 days before `to`; only
+ * days with usage are listed, `total` sums them.
+ * @module
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { UsageIndex } from "../db/usage-index.js";
+import type { Env } from "../env.js";
+import { totalOf, zDayRange, type UsageCounts, type UsageDay } from "../tenant/usage.js";
+import type { AuthVariables } from "./auth.js";
+import { queryOf } from "./validate.js";
+
+export interface UsageReport {
+  tenant: string;
+  from: string;
+  to: string;
+  days: UsageDay[];
+  total: UsageCounts;
+}
+
+export const zUsageQuery = z.object({ from: z.string().optional(), to: z.string().optional() }).pipe(zDayRange(Date.now));
+
+export async function usageReport(db: D1Database, tenant: string, range: { from: string; to: string }): Promise<UsageReport> {
+  const days = await new UsageIndex(db).read(tenant, range.from, range.to);
+  return { tenant, ...range, days, total: totalOf(days) };
+}
+
+export const usageRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>().get("/usage", async (c) => {
+  const range = queryOf(c, zUsageQuery);
+  return c.json(await usageReport(c.env.DB, c.get("tenant"), range));
+});

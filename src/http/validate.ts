@@ -1,0 +1,32 @@
+/**
+ * Request validation for REST routes: a body that is not JSON is -32700, one
+ * that fails its schema (or a bad query) is -32602 with the zod issues in
+ * `error.data`. Both answer HTTP 400.
+ * @module
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { ErrorCode, httpError } from "./http-error.js";
+
+/** Largest accepted REST body; admin bodies are a few hundred bytes. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const text = await c.req.text();
+  if (text.length > MAX_BODY_BYTES) throw httpError(ErrorCode.invalidRequest, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw httpError(ErrorCode.parseError, "request body is not JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw httpError(ErrorCode.invalidParams, "invalid body", parsed.error.issues);
+  return parsed.data;
+}
+
+export function queryOf<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
+  const parsed = schema.safeParse(c.req.query());
+  if (!parsed.success) throw httpError(ErrorCode.invalidParams, "invalid query", parsed.error.issues);
+  return parsed.data;
+}

@@ -1,0 +1,129 @@
+/**
+ * What the tenant object does, written without the object: lease turn and
+ * sub-agent slots against the limits, count usage per UTC day, and flush the
+ * day totals to D1 (one batch per `record`, never per token). The object's
+ * RPC methods and alarm are one call each into this.
+ * @module
+ */
+import type { UsageIndex } from "../db/usage-index.js";
+import { decideLease, liveLeases, type Lease, type LeaseRequest, type LimitRefusal } from "./lease-book.js";
+import { effectiveLimits, type LimitOverrides, type TenantLimits } from "./limits.js";
+import type { TenantStore } from "./tenant-store.js";
+import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageDelta } from "./usage.js";
+
+/** A lease lives this long unless renewed; holders renew from their 30 s heartbeat. */
+export const LEASE_TTL_MS = 90_000;
+export const MIN_LEASE_TTL_MS = 1_000;
+export const MAX_LEASE_TTL_MS = 15 * 60_000;
+/** After a failed D1 flush, the alarm tries again this much later. */
+export const FLUSH_RETRY_MS = 10_000;
+
+export type AcquireOutcome = { ok: true; lease: Lease } | { ok: false; refusal: LimitRefusal };
+
+export interface LimitsView {
+  tenant: string;
+  /** What applies now: defaults with this tenant's overrides; an absent name is unlimited. */
+  limits: TenantLimits;
+  overrides: LimitOverrides;
+  defaults: TenantLimits;
+  active: { turns: number; subagents: number };
+}
+
+export interface LedgerDeps {
+  tenant: string;
+  store: TenantStore;
+  usage: UsageIndex;
+  /** Read on every decision, so a changed `HERMES_TENANT_LIMITS` applies at once. Throws when it is invalid. */
+  defaults: () => TenantLimits;
+  now: () => number;
+  newId: () => string;
+  /** Asks for `flush` to run again later (the object's alarm). */
+  retryFlushIn: (ms: number) => Promise<void>;
+}
+
+export class TenantLedger {
+  readonly #d: LedgerDeps;
+
+  constructor(deps: LedgerDeps) {
+    this.#d = deps;
+  }
+
+  acquire(request: LeaseRequest): AcquireOutcome {
+    const now = this.#d.now();
+    const ttlMs = clampTtl(request.ttlMs);
+    const decision = decideLease(
+      {
+        leases: this.#d.store.leases(now),
+        limits: this.#limits(),
+        tokensToday: tokensOf(this.#d.store.day(utcDay(now))),
+        secondsToReset: secondsUntilNextUtcDay(now),
+      },
+      { ...request, ttlMs },
+      now,
+      this.#d.newId,
+    );
+    if (!decision.granted) return { ok: false, refusal: decision.refusal };
+    this.#d.store.putLease(decision.lease);
+    return { ok: true, lease: decision.lease };
+  }
+
+  /** Extends a live lease; null when it has expired (the holder must acquire again). */
+  renew(leaseId: string, ttlMs: number): Lease | null {
+    const now = this.#d.now();
+    return this.#d.store.extendLease(leaseId, now + clampTtl(ttlMs), now);
+  }
+
+  release(leaseId: string): void {
+    this.#d.store.deleteLease(leaseId);
+  }
+
+  /** Adds one turn's or one sub-agent's usage to today and writes the day to D1. */
+  async record(delta: UsageDelta): Promise<void> {
+    this.#d.store.addToDay(utcDay(this.#d.now()), delta);
+    await this.flush();
+  }
+
+  /** Writes every day D1 does not have yet in one batch; on failure, retries from the alarm. */
+  async flush(): Promise<boolean> {
+    const pending = this.#d.store.pendingDays();
+    if (pending.length === 0) return true;
+    const now = this.#d.now();
+    try {
+      await this.#d.usage.write(this.#d.tenant, pending.map((p) => p.day), now);
+    } catch (err) {
+      console.error("tenant usage flush failed; retrying", { tenant: this.#d.tenant, err: String(err) });
+      await this.#d.retryFlushIn(FLUSH_RETRY_MS);
+      return false;
+    }
+    this.#d.store.markFlushed(pending);
+    this.#d.store.pruneDays(utcDay(now - DAY_MS));
+    return true;
+  }
+
+  view(): LimitsView {
+    const overrides = this.#d.store.overrides();
+    const defaults = this.#d.defaults();
+    const live = liveLeases(this.#d.store.leases(this.#d.now()), this.#d.now());
+    return {
+      tenant: this.#d.tenant,
+      limits: effectiveLimits(defaults, overrides),
+      overrides,
+      defaults,
+      active: { turns: live.filter((l) => l.kind === "turn").length, subagents: live.filter((l) => l.kind === "subagent").length },
+    };
+  }
+
+  setOverrides(overrides: LimitOverrides): LimitsView {
+    this.#d.store.setOverrides(overrides);
+    return this.view();
+  }
+
+  #limits(): TenantLimits {
+    return effectiveLimits(this.#d.defaults(), this.#d.store.overrides());
+  }
+}
+
+function clampTtl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs)) return LEASE_TTL_MS;
+  return Math.min(MAX_LEASE_TTL_MS, Math.max(MIN_LEASE_TTL_MS, Math.round(ttlMs)));
+}

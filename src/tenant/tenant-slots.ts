@@ -1,0 +1,124 @@
+/**
+ * What session code calls to respect its tenant's limits. A turn or a
+ * sub-agent holds a lease from the tenant object while it runs; the lease
+ * expires unless renewed, so a session evicted mid-turn frees its slot.
+ *
+ * Prompt runner (editor prompts):
+ * - Right before each turn starts, the first and each queued one:
+ *   `lease = await acquireTurn(env, tenant, sessionId)`. It is idempotent per
+ *   session, so a prompt queued behind a running turn of the same session
+ *   never takes a second slot (the daily token budget is still checked).
+ *   A `RequestError` -32003 is that `session/prompt`'s answer
+ *   (`err.toErrorResponse()`); the turn does not run.
+ * - While it runs: `renewLease(env, lease)` from the session's 30 s
+ *   heartbeat; `false` means it expired, so acquire again.
+ * - When each turn ends (any stop reason, errors and interruptions included):
+ *   `recordUsage(env, tenant, { turns: 1, modelCalls, inputTokens, outputTokens, toolCalls })`,
+ *   one D1 write.
+ * - When the runner goes idle (queue drained), or on close/delete:
+ *   `releaseLease(env, lease)`. Keep the lease in storage so a restarted
+ *   object can release it; if it cannot, the lease expires on its own.
+ *
+ * Sub-agent pool (a sub-agent's task does not take a turn slot):
+ * - Before starting each sub-agent, inside the pool's own slot:
+ *   `lease = await acquireSubagent(env, tenant, subagentSessionId, { signal })`
+ *   with the parent turn's abort signal. It waits while the tenant is at
+ *   `maxConcurrentSubagents`; it throws -32003 only for the daily token
+ *   budget, which fails that sub-agent's task with the message.
+ * - Renew as above while it runs; when it ends, `releaseLease` and
+ *   `recordUsage(env, tenant, { subagents: 1, modelCalls, inputTokens, outputTokens, toolCalls })`.
+ * @module
+ */
+import type { Env } from "../env.js";
+import type { LeaseKind, LimitRefusal } from "./lease-book.js";
+import { LEASE_TTL_MS } from "./tenant-ledger.js";
+import { tenantLimitError } from "./tenant-limit-error.js";
+import type { UsageDelta } from "./usage.js";
+
+export type TenantEnv = Pick<Env, "TENANT">;
+
+export interface TenantLease {
+  id: string;
+  tenant: string;
+  kind: LeaseKind;
+  holder: string;
+  expiresAt: number;
+}
+
+/** How often a waiting sub-agent asks again for a slot. */
+export const SUBAGENT_POLL_MS = 1_000;
+
+function tenantStub(env: TenantEnv, tenant: string) {
+  return env.TENANT.get(env.TENANT.idFromName(tenant));
+}
+
+async function tryAcquire(env: TenantEnv, tenant: string, kind: LeaseKind, holder: string, ttlMs: number): Promise<TenantLease | LimitRefusal> {
+  const outcome = await tenantStub(env, tenant).acquire({ kind, holder, ttlMs });
+  return outcome.ok ? { ...outcome.lease, tenant } : outcome.refusal;
+}
+
+function isLease(value: TenantLease | LimitRefusal): value is TenantLease {
+  return "id" in value;
+}
+
+/** @throws {RequestError} -32003 "tenant limit reached: …" when the tenant is at a limit. */
+export async function acquireTurn(env: TenantEnv, tenant: string, sessionId: string, ttlMs = LEASE_TTL_MS): Promise<TenantLease> {
+  const result = await tryAcquire(env, tenant, "turn", sessionId, ttlMs);
+  if (isLease(result)) return result;
+  throw tenantLimitError(result);
+}
+
+/**
+ * Resolves once the tenant has a free sub-agent slot.
+ * @throws {RequestError} -32003 when the daily token budget is spent (waiting would mean until midnight UTC).
+ * @throws the signal's reason when `signal` aborts while waiting.
+ */
+export async function acquireSubagent(
+  env: TenantEnv,
+  tenant: string,
+  subagentSessionId: string,
+  options: { signal?: AbortSignal; ttlMs?: number; pollMs?: number } = {},
+): Promise<TenantLease> {
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const result = await tryAcquire(env, tenant, "subagent", subagentSessionId, options.ttlMs ?? LEASE_TTL_MS);
+    if (isLease(result)) return result;
+    if (result.limit === "dailyTokens") throw tenantLimitError(result);
+    await sleep(options.pollMs ?? SUBAGENT_POLL_MS, options.signal);
+  }
+}
+
+/** Extends the lease; false when it already expired (acquire again to keep running within the limits). */
+export async function renewLease(env: TenantEnv, lease: TenantLease, ttlMs = LEASE_TTL_MS): Promise<boolean> {
+  const renewed = await tenantStub(env, lease.tenant).renew(lease.id, ttlMs);
+  if (renewed) lease.expiresAt = renewed.expiresAt;
+  return renewed !== null;
+}
+
+export async function releaseLease(env: TenantEnv, lease: TenantLease): Promise<void> {
+  await tenantStub(env, lease.tenant).release(lease.id);
+}
+
+/** Adds one finished turn's (`turns: 1`) or sub-agent's (`subagents: 1`) counts to today's usage. */
+export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta): Promise<void> {
+  await tenantStub(env, tenant).recordUsage(usage);
+}
+
+export function tenantLimits(env: TenantEnv, tenant: string) {
+  return tenantStub(env, tenant).limits();
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}

@@ -1,0 +1,40 @@
+/** Every REST route answers errors in one shape: {"error": {"code", "message", "data"?}}, code a JSON-RPC code. */
+import { describe, expect, it } from "vitest";
+import { call, json } from "./admin-client.js";
+
+const NO_SUCH_SESSION = { error: { code: -32002, message: "no such session" } };
+
+describe("REST errors", () => {
+  it("answers an unknown route with 404 -32002, with or without credentials", async () => {
+    for (const token of [null, "tok-alpha"]) {
+      const res = await call("/nope", { token });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: -32002, message: "no route for GET /nope" } });
+    }
+  });
+
+  it("answers an unknown session the same way on every session route", async () => {
+    const id = crypto.randomUUID();
+    for (const [method, path] of [
+      ["GET", `/v1/sessions/${id}`],
+      ["GET", `/v1/sessions/${id}/lineage`],
+      ["GET", `/v1/sessions/${id}/history`],
+      ["GET", `/v1/sessions/${id}/subagents`],
+      ["POST", `/v1/sessions/${id}/subagents/pause`],
+      ["POST", `/v1/sessions/${id}/subagents/resume`],
+      ["POST", `/v1/sessions/${id}/subagents/${crypto.randomUUID()}/interrupt`],
+    ] as const) {
+      const res = await call(path, { method, token: "tok-alpha" });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(await res.json(), `${method} ${path}`).toEqual(NO_SUCH_SESSION);
+    }
+  });
+
+  it("answers a bad query with 400 -32602 and the zod issues", async () => {
+    const res = await call("/v1/sessions?cwd=", { token: "tok-alpha" });
+    expect(res.status).toBe(400);
+    const { error } = await json(res);
+    expect(error).toMatchObject({ code: -32602, message: "invalid query" });
+    expect(error.data[0].path).toEqual(["cwd"]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The tenant object's ledger on real DO SQLite and real D1, with the D1 side
+ * counted: usage is written once per recorded turn and never for leases.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { UsageIndex } from "../../src/db/usage-index.js";
+import { FLUSH_RETRY_MS, TenantLedger } from "../../src/tenant/tenant-ledger.js";
+import { TenantStore } from "../../src/tenant/tenant-store.js";
+import { utcDay, type UsageDay } from "../../src/tenant/usage.js";
+import { uniqueTenant } from "./admin-client.js";
+
+class CountingUsage extends UsageIndex {
+  writes: UsageDay[][] = [];
+  failNext = false;
+  override async write(tenant: string, days: UsageDay[], now: number): Promise<void> {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error("D1 unavailable");
+    }
+    this.writes.push(days);
+    await super.write(tenant, days, now);
+  }
+}
+
+function inTenantObject<R>(tenant: string, run: (ctx: DurableObjectState) => Promise<R>): Promise<R> {
+  return runInDurableObject(env.TENANT.get(env.TENANT.idFromName(tenant)), (_instance, ctx) => run(ctx));
+}
+
+function ledgerFor(ctx: DurableObjectState, tenant: string, usage: UsageIndex, now = Date.now) {
+  return new TenantLedger({
+    tenant,
+    store: new TenantStore(ctx.storage.sql),
+    usage,
+    defaults: () => ({ maxConcurrentTurns: 2 }),
+    now,
+    newId: () => crypto.randomUUID(),
+    retryFlushIn: (ms) => ctx.storage.setAlarm(Date.now() + ms),
+  });
+}
+
+async function d1Day(tenant: string, day: string) {
+  return env.DB.prepare("SELECT turns, model_calls, input_tokens FROM tenant_usage WHERE tenant = ? AND day = ?").bind(tenant, day).first();
+}
+
+describe("tenant ledger", () => {
+  it("writes D1 once per recorded turn and never for acquire, renew or release", async () => {
+    const tenant = uniqueTenant();
+    const usage = new CountingUsage(env.DB);
+    await inTenantObject(tenant, async (ctx) => {
+      const ledger = ledgerFor(ctx, tenant, usage);
+      for (let turn = 0; turn < 3; turn++) {
+        const granted = ledger.acquire({ kind: "turn", holder: "s", ttlMs: 60_000 });
+        if (!granted.ok) throw new Error("refused");
+        ledger.renew(granted.lease.id, 60_000);
+        await ledger.record({ turns: 1, modelCalls: 2, inputTokens: 10 });
+        ledger.release(granted.lease.id);
+      }
+    });
+    expect(usage.writes).toHaveLength(3);
+    expect(usage.writes.map((w) => w.length)).toEqual([1, 1, 1]);
+    expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 3, model_calls: 6, input_tokens: 30 });
+  });
+
+  it("keeps a failed flush pending and writes it from the alarm", async () => {
+    const tenant = uniqueTenant();
+    const usage = new CountingUsage(env.DB);
+    usage.failNext = true;
+    const alarmAt = await inTenantObject(tenant, async (ctx) => {
+      await ledgerFor(ctx, tenant, usage).record({ turns: 1, inputTokens: 7 });
+      return ctx.storage.getAlarm();
+    });
+    expect(alarmAt! - Date.now()).toBeLessThanOrEqual(FLUSH_RETRY_MS);
+    expect(await d1Day(tenant, utcDay(Date.now()))).toBeNull();
+    // The object's own alarm flushes what the failed write left pending.
+    expect(await runDurableObjectAlarm(env.TENANT.get(env.TENANT.idFromName(tenant)))).toBe(true);
+    expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 1, model_calls: 0, input_tokens: 7 });
+  });
+
+  it("attributes usage to the UTC day it was recorded on and writes only the changed day", async () => {
+    const tenant = uniqueTenant();
+    const usage = new CountingUsage(env.DB);
+    let clock = Date.parse("2026-03-01T23:59:59Z");
+    await inTenantObject(tenant, async (ctx) => {
+      const ledger = ledgerFor(ctx, tenant, usage, () => clock);
+      await ledger.record({ turns: 1 });
+      clock = Date.parse("2026-03-02T00:00:01Z");
+      await ledger.record({ turns: 2 });
+    });
+    expect(usage.writes.map((w) => w.map((d) => [d.date, d.turns]))).toEqual([[["2026-03-01", 1]], [["2026-03-02", 2]]]);
+  });
+});
