@@ -47,6 +47,8 @@ export interface SessionRecord {
   memorySnapshot?: { segment: number; cwd: string; text: string };
   /** History rows up to this id are in the search index (search-feed.ts). */
   searchCursor?: number;
+  /** The tenant's turn slot this session holds while its queue works (see `SessionSlots`). */
+  tenantLease?: import("../tenant/tenant-slots.js").TenantLease | null;
   /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
   delegation?: {
     depth?: number;

@@ -1,0 +1,63 @@
+/**
+ * A session's side of its tenant's limits: the turn slot its prompt queue
+ * holds while it works (one per session, however many prompts are queued),
+ * the slots its sub-agents hold, renewals from the session's heartbeat, and
+ * the usage each finished turn adds. The turn lease is kept in the session's
+ * storage so a restarted object can give it back; if it cannot, it expires.
+ */
+import type { SessionStore } from "../session/session-store.js";
+import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
+import type { UsageDelta } from "./usage.js";
+
+export class SessionSlots {
+  #turn: TenantLease | null = null;
+
+  constructor(
+    private readonly env: TenantEnv,
+    private readonly store: SessionStore,
+  ) {}
+
+  /** Holds the session's turn slot (a no-op while held). @throws {RequestError} -32003 over a limit. */
+  async holdTurn(): Promise<void> {
+    if (this.#turn) return;
+    const record = this.store.record()!;
+    this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
+    this.store.updateRecord({ tenantLease: this.#turn });
+  }
+
+  /** The queue is drained (or the session closes): the slot goes back. */
+  async releaseTurn(): Promise<void> {
+    const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
+    this.#turn = null;
+    if (!lease) return;
+    if (this.store.record()) this.store.updateRecord({ tenantLease: null });
+    await releaseLease(this.env, lease).catch((err) => console.error("releasing a turn slot failed; it expires on its own", err));
+  }
+
+  /** From the heartbeat: keeps the turn slot; an expired one is taken again if the tenant has room. */
+  async renew(): Promise<void> {
+    const lease = this.#turn;
+    if (!lease || (await renewLease(this.env, lease).catch(() => true))) return;
+    this.#turn = null;
+    await this.holdTurn().catch((err) => console.warn("a turn slot expired and could not be taken again", err));
+  }
+
+  /** A sub-agent's slot: waits while the tenant is at its limit; resolves to its release. */
+  async holdSubagent(subagentId: string, signal: AbortSignal): Promise<() => Promise<void>> {
+    const lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal });
+    const timer = setInterval(() => void renewLease(this.env, lease).catch(() => undefined), RENEW_EVERY_MS);
+    return async () => {
+      clearInterval(timer);
+      await releaseLease(this.env, lease).catch((err) => console.error("releasing a sub-agent slot failed; it expires on its own", err));
+    };
+  }
+
+  /** Adds a finished turn's counts to today's usage, off the turn's path. */
+  record(delta: UsageDelta): Promise<void> {
+    const tenant = this.store.record()!.tenant;
+    return recordUsage(this.env, tenant, delta).catch((err) => console.error("recording usage failed", { tenant }, err));
+  }
+}
+
+/** Sub-agent leases are renewed well inside their 90 s expiry. */
+const RENEW_EVERY_MS = 30_000;
