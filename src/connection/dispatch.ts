@@ -8,10 +8,22 @@
  * session in that order, and Durable Object RPC does not promise it. Responses
  * skip the line, since a turn may be waiting on one.
  */
-import { AcpError, toJsonRpcError } from "../acp/errors.js";
-import { decodeFrame, errorFrame, resultFrame, type IncomingNotification, type IncomingRequest, type IncomingResponse } from "../acp/jsonrpc.js";
+import {
+  decodeFrame,
+  ErrorCode,
+  errorFrame,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  RequestError,
+  resultFrame,
+  sessionOfRequestId,
+  toErrorResponse,
+  type IncomingNotification,
+  type IncomingRequest,
+  type IncomingResponse,
+} from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
-import { sessionOfRequestId } from "../session/client-requests.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
@@ -20,17 +32,17 @@ export type InOrder = (work: () => Promise<void>) => Promise<void>;
 export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
   const size = byteLength(text, maxFrameBytes);
   if (size > maxFrameBytes) {
-    const error = new AcpError(-32600, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
+    const error = new RequestError(ErrorCode.invalidRequest, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });
-    ports.send(errorFrame(null, error.toJSON()));
+    ports.send(errorFrame(null, toErrorResponse(error)));
     return;
   }
   const decoded = decodeFrame(text);
   switch (decoded.kind) {
     case "invalid":
-      ports.send(errorFrame(decoded.id, decoded.error.toJSON()));
+      ports.send(errorFrame(decoded.id, toErrorResponse(decoded.error)));
       return;
     case "request":
       return inOrder(() => handleRequest(decoded.message, ports));
@@ -44,16 +56,16 @@ export async function dispatchFrame(text: string, ports: ConnectionPorts, maxFra
 async function handleRequest(message: IncomingRequest, ports: ConnectionPorts): Promise<void> {
   try {
     if (message.method !== "initialize" && !ports.state.get()?.initialized) {
-      throw AcpError.invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
+      throw invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
     }
     const spec = REQUEST_METHODS[message.method];
-    if (!spec) throw AcpError.methodNotFound(message.method);
+    if (!spec) throw methodNotFound(message.method);
     const parsed = spec.params.safeParse(message.params ?? {});
-    if (!parsed.success) throw AcpError.invalidParams(parsed.error.issues);
+    if (!parsed.success) throw invalidParams(parsed.error.issues);
     const result = await spec.handler(parsed.data, { ports, id: message.id });
     if (result !== DEFERRED) ports.send(resultFrame(message.id, result));
   } catch (err) {
-    ports.send(errorFrame(message.id, toJsonRpcError(err)));
+    ports.send(errorFrame(message.id, toErrorResponse(err)));
   }
 }
 

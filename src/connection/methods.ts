@@ -6,10 +6,8 @@
 import type { z } from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import { initializeResult, TOKEN_AUTH_METHOD_ID } from "../acp/capabilities.js";
-import { AcpError } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
+import { afterSeqOf, authRequired, invalidParams, type RequestId } from "@hermes-edge/protocol";
 import {
-  afterSeqOf,
   zAuthenticate,
   zInitialize,
   zListSessions,
@@ -34,7 +32,7 @@ export const DEFERRED = Symbol("deferred");
 
 export interface MethodContext {
   ports: ConnectionPorts;
-  id: JsonRpcId;
+  id: RequestId;
 }
 
 export interface MethodSpec<S extends z.ZodType = z.ZodType> {
@@ -57,7 +55,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   authenticate: spec(zAuthenticate, async (params) => {
     // The token was checked before the upgrade; only the advertised method is accepted.
     if (params.methodId !== TOKEN_AUTH_METHOD_ID) {
-      throw AcpError.authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
+      throw authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
     }
     return {};
   }),
@@ -78,7 +76,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
       const page = await ports.index.list(ports.ref().tenant, { cwd: params.cwd, cursor: params.cursor, kinds: LISTED_KINDS });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
-      if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
+      if (err instanceof RangeError) throw invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
       throw err;
     }
   }),

@@ -5,7 +5,7 @@
  * Everything crossing Durable Object RPC here is plain, serializable data.
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
+import type { ErrorResponse } from "@hermes-edge/protocol";
 import type { SegmentLineage } from "../session/session-record.js";
 import type { ClientPort } from "../tools/tool.js";
 import type { ChildRole } from "./blocked-tools.js";
@@ -86,4 +86,4 @@ export interface ForwardedRequest {
 
 export type ForwardOutcome =
   | { ok: true; result: unknown }
-  | { ok: false; error: { kind: "editor"; body: JsonRpcErrorBody } | { kind: "tool" | "other"; message: string } };
+  | { ok: false; error: { kind: "editor"; body: ErrorResponse } | { kind: "tool" | "other"; message: string } };

@@ -3,7 +3,7 @@
  * `SubagentHost`) and as a child (the `ChildRunner`). The session object's RPC
  * entry points call these methods and nothing else.
  */
-import { AcpError } from "../acp/errors.js";
+import { ErrorCode, invalidRequest, RequestError } from "@hermes-edge/protocol";
 import type { DelegationSettings, ModelSettings } from "../config.js";
 import type { SegmentIndex } from "../db/segment-index.js";
 import type { SessionIndex } from "../db/session-index.js";
@@ -97,7 +97,7 @@ export class Delegation {
     switch (command.action) {
       case "interrupt":
         if (!this.host.interrupt(command.subagentId)) {
-          throw new AcpError(-32002, "Resource not found", { detail: "no running sub-agent with that id in this session" });
+          throw new RequestError(ErrorCode.resourceNotFound, "Resource not found", { detail: "no running sub-agent with that id in this session" });
         }
         return { ...this.host.state(), interrupted: command.subagentId };
       case "pause":
@@ -110,7 +110,7 @@ export class Delegation {
   /** A sub-agent busy with its delegated task takes no prompts (they would interleave its history). */
   assertTakesPrompts(): void {
     if (this.child.running) {
-      throw AcpError.invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
+      throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
     }
   }
 }

@@ -5,8 +5,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
+import type { ErrorResponse, RequestId } from "@hermes-edge/protocol";
 import type { Env } from "../env.js";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
@@ -44,7 +43,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** `session/new`; the response goes out through the outbox so later updates follow it. */
-  create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
+  create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
     return outcomeOf(async () => {
       const k = this.#kernel;
       const result = await createSession(k.store, k.index, k.segments, conn, init, k.settings);
@@ -63,7 +62,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The new side of `session/fork`: a session made from the snapshot, answered like `session/new`. */
-  createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
+  createFork(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
     return outcomeOf(async () => {
       const k = this.#kernel;
       const source = snapshot.record;
@@ -87,11 +86,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** `session/load` (full replay) and `session/resume` (replay only after `afterSeq`, if given). */
-  open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<RpcOutcome<null>> {
+  open(conn: ConnectionRef, requestId: RequestId, options: OpenOptions): Promise<RpcOutcome<null>> {
     return outcomeOf(() => this.#kernel.open(conn, requestId, options));
   }
 
-  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
+  prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
     return outcomeOf(() => {
       this.#kernel.runtime.ownAttached(conn);
       this.#kernel.delegation.assertTakesPrompts();
@@ -117,7 +116,7 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): void {
+  cancelRequest(conn: ConnectionRef, requestId: RequestId): void {
     if (this.#kernel.runtime.isAttached(conn.connectionId)) this.#kernel.runner.cancelRequest(conn.connectionId, requestId);
   }
 
@@ -152,7 +151,7 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): boolean {
     return this.#kernel.runtime.isAttached(connectionId) && this.#kernel.runtime.requests.settle(response);
   }
 

@@ -5,7 +5,7 @@
  * `/steer` and `/queue` act at once, even while a turn runs.
  */
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
-import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
+import { internalError, toErrorResponse, type ErrorResponse, type TurnState } from "@hermes-edge/protocol";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
 import type { ChatMessage } from "../agent/model-provider.js";
 import { promptText } from "../agent/prompt-content.js";
@@ -14,7 +14,7 @@ import { titleFromPrompt } from "../agent/session-title.js";
 import type { TurnOutcome } from "../agent/turn-loop.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { runCommand } from "./command-runner.js";
-import type { SessionRuntime, TurnState } from "./session-runtime.js";
+import type { SessionRuntime } from "./session-runtime.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import type { TurnBoundary } from "./fork.js";
@@ -147,7 +147,7 @@ export class PromptRunner {
       console.error("turn crashed", err);
       const message = `The turn failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
       this.runtime.emit(agentMessageChunk(`\n\n⚠️ ${message}`, this.ports.newId()));
-      this.#finish(row, { stopReason: "end_turn", error: AcpError.internalError(message).toJSON() });
+      this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(internalError(message)) });
     } finally {
       this.#current = null;
       this.#injected = [];
@@ -224,7 +224,7 @@ export class PromptRunner {
     return this.runtime.store.recentPrompts(20).find((p) => !parseSlashCommand(p)) ?? null;
   }
 
-  #finish(row: PromptRow, outcome: { stopReason: StopReason; error?: JsonRpcErrorBody | undefined }, extra: { interrupted?: boolean } = {}): void {
+  #finish(row: PromptRow, outcome: { stopReason: StopReason; error?: ErrorResponse | undefined }, extra: { interrupted?: boolean } = {}): void {
     this.runtime.store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", outcome.stopReason);
     this.runtime.store.updateRecord({
       lastStopReason: outcome.stopReason,

@@ -3,7 +3,7 @@
  * attachments), settings, prompt runner. The Durable Object class only adds
  * RPC entry points and alarms; everything here is plain TypeScript.
  */
-import type { JsonRpcId } from "../acp/jsonrpc.js";
+import type { RequestId } from "@hermes-edge/protocol";
 import { OpenAIProvider } from "../agent/openai-provider.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
@@ -89,7 +89,7 @@ export class SessionKernel {
 
   async open(
     conn: ConnectionRef,
-    requestId: JsonRpcId,
+    requestId: RequestId,
     options: { replay: boolean; afterSeq: number | undefined; cwd: string; additionalDirectories?: string[] },
   ): Promise<null> {
     const { sessionId } = this.runtime.own(conn);
@@ -113,7 +113,7 @@ export class SessionKernel {
    * command list. Like every update it is logged with a seq; a load replays the
    * one logged at creation, so only new and resume log another (for this client only).
    */
-  async answerOpen(conn: ConnectionRef, requestId: JsonRpcId, result: Record<string, unknown>, sendCommands = true): Promise<void> {
+  async answerOpen(conn: ConnectionRef, requestId: RequestId, result: Record<string, unknown>, sendCommands = true): Promise<void> {
     this.runtime.respond(conn.connectionId, requestId, { result: { ...result, ...this.sessionSettings.sessionState() } });
     if (sendCommands) {
       this.runtime.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() }, { only: conn.connectionId });

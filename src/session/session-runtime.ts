@@ -4,9 +4,16 @@
  * Prompts run in `PromptRunner`; `SessionKernel` wires the parts together.
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
-import { errorFrame, notificationFrame, resultFrame, type JsonRpcId } from "../acp/jsonrpc.js";
-import { TURN_ENDED, type TurnEndedParams } from "../acp/updates.js";
+import {
+  errorFrame,
+  notificationFrame,
+  resultFrame,
+  sessionNotFound,
+  TURN_ENDED,
+  type ErrorResponse,
+  type RequestId,
+  type TurnEndedParams,
+} from "@hermes-edge/protocol";
 import { ClientRequests } from "./client-requests.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { Outbox, type Deliver } from "./outbox.js";
@@ -20,15 +27,6 @@ export interface RuntimePorts {
   store: SessionStore;
   deliver(connectionId: string): Deliver;
   now(): number;
-}
-
-export interface TurnState {
-  state: "idle" | "running";
-  lastStopReason?: string;
-  /** JSON-RPC id and connection of the prompt whose turn ended last. */
-  lastRequestId?: string | number | null;
-  lastConnectionId?: string | null;
-  interruptedPrompt?: string;
 }
 
 export class SessionRuntime {
@@ -55,14 +53,14 @@ export class SessionRuntime {
   /** The record if `conn`'s tenant owns this session; otherwise the same -32002 as for an unknown id. */
   own(conn: Pick<ConnectionRef, "tenant">): SessionRecord {
     const record = this.store.record();
-    if (!record || record.tenant !== conn.tenant) throw AcpError.resourceNotFound();
+    if (!record || record.tenant !== conn.tenant) throw sessionNotFound();
     return record;
   }
 
   /** Like `own`, and the connection must have created, loaded or resumed the session. */
   ownAttached(conn: ConnectionRef): SessionRecord {
     const record = this.own(conn);
-    if (!this.#attached.has(conn.connectionId)) throw AcpError.resourceNotFound();
+    if (!this.#attached.has(conn.connectionId)) throw sessionNotFound();
     return record;
   }
 
@@ -129,7 +127,7 @@ export class SessionRuntime {
     }
   }
 
-  respond(connectionId: string | null, id: JsonRpcId | null, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void {
+  respond(connectionId: string | null, id: RequestId | null, outcome: { result: unknown } | { error: ErrorResponse }): void {
     if (connectionId === null || !this.#attached.has(connectionId)) return;
     this.outbox(connectionId).push("error" in outcome ? errorFrame(id, outcome.error) : resultFrame(id, outcome.result));
   }

@@ -32,7 +32,7 @@ describe("_meta.hermes.afterSeq", () => {
   it("accepts only a non-negative integer", () => {
     expect(afterSeqOf(afterSeqMeta(0))).toBe(0);
     expect(afterSeqOf({ hermes: { afterSeq: 12, more: 1 } })).toBe(12);
-    for (const bad of [undefined, null, {}, { hermes: null }, { hermes: { afterSeq: -1 } }, { hermes: { afterSeq: 1.5 } }, { hermes: { afterSeq: "3" } }]) {
+    for (const bad of [undefined, null, {}, { hermes: null }, { hermes: 5 }, { hermes: {} }, { afterSeq: 3 }, { hermes: { afterSeq: -1 } }, { hermes: { afterSeq: 1.5 } }, { hermes: { afterSeq: "3" } }]) {
       expect(afterSeqOf(bad)).toBeUndefined();
     }
   });
@@ -115,6 +115,9 @@ describe("client-request ids", () => {
     expect(sessionOfRequestId(id)).toBe("sess:with:colons");
     expect(sessionOfRequestId("hermes-proxy:3")).toBeNull();
     expect(sessionOfRequestId("hermes::1")).toBeNull();
+    expect(sessionOfRequestId("hermes:")).toBeNull();
+    expect(sessionOfRequestId("hermes:sess")).toBeNull();
+    expect(sessionOfRequestId(null)).toBeNull();
     expect(sessionOfRequestId(12)).toBeNull();
     expect(zClientRequestId.safeParse("perm-1").success).toBe(false);
   });
