@@ -41,6 +41,8 @@ export function initializeResult(client: ClientCapabilities | undefined): Initia
     agentInfo: { name: AGENT_NAME, version: AGENT_VERSION },
     agentCapabilities: {
       loadSession: true,
+      // ACP `logout`: the connection (or, through the proxy, the saved token) is forgotten until `authenticate`.
+      auth: { logout: {} },
       promptCapabilities: { image: true, embeddedContext: true },
       // `fork` is an unstable ACP capability; stable clients ignore the extra key.
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...{ fork: {} } },

@@ -14,6 +14,7 @@ import type {
   InitializeRequest,
   ListSessionsRequest,
   LoadSessionRequest,
+  LogoutRequest,
   McpServer,
   NewSessionRequest,
   PromptRequest,
@@ -59,6 +60,8 @@ export const zInitialize = conforms<InitializeRequest>()(
 export const zAuthenticate = conforms<AuthenticateRequest>()(
   z.looseObject({ methodId: z.string().min(1), _meta: zMeta }),
 );
+
+export const zLogout = conforms<LogoutRequest>()(z.looseObject({ _meta: zMeta }));
 
 export const zNewSession = conforms<NewSessionRequest>()(
   z.looseObject({

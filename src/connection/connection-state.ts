@@ -10,6 +10,8 @@ export interface ConnectionState {
   protocolVersion: number | null;
   clientCapabilities: ClientCapabilities;
   sessions: string[];
+  /** After `logout`, until `authenticate`. */
+  loggedOut?: boolean;
 }
 
 export class ConnectionStateStore {

@@ -25,6 +25,7 @@ import {
 } from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
 import type { ConnectionPorts } from "./connection-ports.js";
+import { requireLogin } from "./logout.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
 export type InOrder = (work: () => Promise<void>) => Promise<void>;
@@ -58,6 +59,7 @@ async function handleRequest(message: IncomingRequest, ports: ConnectionPorts): 
     if (message.method !== "initialize" && !ports.state.get()?.initialized) {
       throw invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
     }
+    requireLogin(message.method, ports.state.get());
     const spec = REQUEST_METHODS[message.method];
     if (!spec) throw methodNotFound(message.method);
     const parsed = spec.params.safeParse(message.params ?? {});
@@ -71,7 +73,7 @@ async function handleRequest(message: IncomingRequest, ports: ConnectionPorts): 
 
 /** Notifications get no answer, so bad ones are dropped (and logged). */
 async function handleNotification(message: IncomingNotification, ports: ConnectionPorts): Promise<void> {
-  if (!ports.state.get()?.initialized) return;
+  if (!ports.state.get()?.initialized || ports.state.get()?.loggedOut) return;
   if (message.method === "session/cancel") {
     const parsed = zSessionRef.safeParse(message.params ?? {});
     if (parsed.success) await ports.session(parsed.data.sessionId).cancel(ports.ref());

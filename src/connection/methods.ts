@@ -12,6 +12,7 @@ import {
   zInitialize,
   zListSessions,
   zLoadSession,
+  zLogout,
   zNewSession,
   zPrompt,
   zResumeSession,
@@ -23,6 +24,7 @@ import {
   zSubagentRef,
 } from "../acp/params.js";
 import { LISTED_KINDS } from "../db/session-index.js";
+import { logout } from "./logout.js";
 import type { ConnectionPorts } from "./connection-ports.js";
 import { sessionInfo } from "./session-info.js";
 import { unwrap } from "./unwrap.js";
@@ -52,11 +54,17 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     return initializeResult(params.clientCapabilities);
   }),
 
-  authenticate: spec(zAuthenticate, async (params) => {
+  authenticate: spec(zAuthenticate, async (params, { ports }) => {
     // The token was checked before the upgrade; only the advertised method is accepted.
     if (params.methodId !== TOKEN_AUTH_METHOD_ID) {
       throw authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
     }
+    if (ports.state.get()?.loggedOut) ports.state.update({ loggedOut: false });
+    return {};
+  }),
+
+  logout: spec(zLogout, async (_params, { ports }) => {
+    await logout(ports);
     return {};
   }),
 
