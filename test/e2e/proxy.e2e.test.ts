@@ -38,7 +38,10 @@ const direct: SdkClient[] = [];
  * dist/ is missing or older than the sources, so the test never runs stale code.
  */
 function ensureProxyBuilt(): void {
-  const sources = readdirSync(join(PROXY_DIR, "src")).map((f) => statSync(join(PROXY_DIR, "src", f)).mtimeMs);
+  // dist/cli.js bundles the proxy's sources and the protocol package's.
+  const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) =>
+    readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs),
+  );
   if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
   execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
 }
