@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { client, ndJsonStream, RequestError, type SessionNotification } from "@agentclientprotocol/sdk";
+import { client, ndJsonStream, RequestError, type ClientCapabilities, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAME, AGENT_VERSION } from "../../src/acp/capabilities.js";
 import { AgentFrameValidator } from "../support/acp-schema.js";
@@ -204,7 +204,7 @@ function proxyArgs(...extra: string[]): string[] {
 
 /** `turnEnded`: whether this editor asks for `_hermes/turn_ended` itself (the proxy always asks the service). */
 async function initialized(editor: Editor, turnEnded = true): Promise<void> {
-  const clientCapabilities = turnEnded ? { _meta: { hermes: { turnEnded: true } } } : {};
+  const clientCapabilities: ClientCapabilities = turnEnded ? { _meta: { hermes: { turnEnded: true } } } : {};
   const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities });
   expect(init.agentInfo?.name).toBe(AGENT_NAME);
 }
