@@ -18,6 +18,11 @@ export function unreachableError(url: string, since: Date): ErrorResponse {
   };
 }
 
+/** The outbox (requests waiting for the service) is full. */
+export function outboxFullError(): ErrorResponse {
+  return { code: ErrorCode.internalError, message: "Too many requests are waiting for the hermes-edge service to come back; try again later." };
+}
+
 /** What went wrong, in the words of `data.cause`. */
 export type StartupCause = "refused" | "dns" | "tls" | "timeout" | "network" | "not_found" | "not_websocket" | "server_error";
 
