@@ -10,6 +10,7 @@ import {
   resultFrame,
   sessionNotFound,
   TURN_ENDED,
+  updateSeqMeta,
   type ErrorResponse,
   type RequestId,
   type TurnEndedParams,
@@ -108,7 +109,7 @@ export class SessionRuntime {
   emit(update: SessionUpdate, options: { exclude?: string | null; only?: string } = {}): number {
     const sessionId = this.store.record()!.sessionId;
     const { seq, frame } = this.store.appendLog((seq) =>
-      notificationFrame("session/update", { sessionId, update, _meta: { hermes: { seq } } }),
+      notificationFrame("session/update", { sessionId, update, _meta: updateSeqMeta(seq) }),
     );
     if (options.only !== undefined) this.outbox(options.only).push(frame);
     else this.broadcast(frame, options.exclude);

@@ -65,9 +65,8 @@ export function decodeFrame(text: string): Decoded {
     if (isRequest && id === null) problems.push("id: must be a string or an integer");
     if (problems.length > 0) return { kind: "invalid", id, error: invalidRequest(problems.join("; ")) };
     const params = "params" in obj ? { params: obj["params"] } : {};
-    return isRequest
-      ? { kind: "request", message: { jsonrpc: "2.0", id: id!, method: method as string, ...params } }
-      : { kind: "notification", message: { jsonrpc: "2.0", method: method as string, ...params } };
+    if (isRequest && id !== null) return { kind: "request", message: { jsonrpc: "2.0", id, method: method as string, ...params } };
+    return { kind: "notification", message: { jsonrpc: "2.0", method: method as string, ...params } };
   }
 
   if ("result" in obj || "error" in obj) {
