@@ -38,7 +38,9 @@ beforeAll(async () => {
   if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
   folder = join(work, "empty");
   mkdirSync(folder);
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", join(work, tarball)], { cwd: folder, env: npmEnv() });
+  // --prefix: without it npm installs into the nearest parent holding a node_modules or package.json.
+  const install = ["install", "--prefix", folder, "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", join(work, tarball)];
+  await run("npm", install, { cwd: folder, env: npmEnv() });
   bin = join(folder, "node_modules", ".bin", "hermes-edge-proxy");
   service = await FakeService.start();
 }, 120_000);

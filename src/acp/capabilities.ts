@@ -3,11 +3,11 @@
  * always 1: the client decides whether it can speak it.
  */
 import type { AuthMethod, ClientCapabilities, InitializeResponse } from "@agentclientprotocol/sdk";
+import { PROTOCOL_VERSION } from "@hermes-edge/protocol";
 import pkg from "../../package.json";
 
 export const AGENT_NAME = "hermes-edge";
 export const AGENT_VERSION: string = pkg.version;
-export const PROTOCOL_VERSION = 1;
 
 /** The bearer token the connection was opened with is the credential. */
 export const TOKEN_AUTH_METHOD_ID = "hermes-edge-token";
