@@ -1,6 +1,8 @@
 /**
- * Three test projects, one command (`npm test`):
+ * The test projects, one command (`npm test`):
  * - `unit`: pure logic in Node (acp, agent, session helpers, test support).
+ * - `protocol`: the `@hermes-edge/protocol` package (envelope, errors, hermes
+ *   extensions, reconnect tracker) in Node; it also bundles it for the browser.
  * - `workers`: the Worker and both Durable Objects inside workerd, against the
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
@@ -25,6 +27,9 @@ export default defineConfig(async () => {
         "./proxy/vitest.config.ts",
         {
           test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
+        },
+        {
+          test: { name: "protocol", include: ["packages/protocol/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
         },
         {
           plugins: [

@@ -3,11 +3,11 @@
  * and the token work. `probeService` is shared with `--setup`.
  * @module
  */
+import type { InitializeRequest } from "@agentclientprotocol/sdk";
+import { decodeFrame, PROTOCOL_VERSION, readInitializeResult, requestFrame } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { describeTokenSource, healthUrl, type ResolvedConfig } from "./config.js";
 import { openSocket } from "./connect.js";
-import { parseFrame, requestText } from "./jsonrpc.js";
-import { PROTOCOL_VERSION, probeInitializeParams, readInitializeResult } from "./protocol.js";
 import { frameText } from "./socket-lifecycle.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.js";
 
@@ -76,18 +76,27 @@ function initializeOnce(socket: WebSocket, timeoutMs: number): Promise<Initializ
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ kind: "lost", reason: `no initialize response within ${timeoutMs} ms` }), timeoutMs);
     socket.on("message", (data) => {
-      const parsed = parseFrame(frameText(data));
-      if (!parsed.ok || parsed.frame.kind !== "response" || parsed.frame.id !== PROBE_ID) return;
+      const frame = decodeFrame(frameText(data));
+      if (frame.kind !== "response" || frame.message.id !== PROBE_ID) return;
       clearTimeout(timer);
-      const { error, result } = parsed.frame;
+      const { error, result } = frame.message;
       resolve(error ? { kind: "error", message: `${error.message} (${error.code})` } : { kind: "result", result });
     });
     socket.once("close", (code) => {
       clearTimeout(timer);
       resolve({ kind: "lost", reason: `the service closed the connection (code ${code}) before answering initialize` });
     });
-    socket.send(requestText(PROBE_ID, "initialize", probeInitializeParams(PACKAGE_NAME, PACKAGE_VERSION)));
+    socket.send(requestFrame(PROBE_ID, "initialize", probeInitializeParams(PACKAGE_NAME, PACKAGE_VERSION)));
   });
+}
+
+/** The `initialize` params `--check` and `--setup` send: a client that offers nothing. */
+function probeInitializeParams(clientName: string, clientVersion: string): InitializeRequest {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientInfo: { name: clientName, version: clientVersion },
+  };
 }
 
 /** A 404 on /acp: tell "wrong path on a hermes-edge host" from "not hermes-edge at all". */

@@ -10,6 +10,7 @@ import { parseCliArgs, UsageError, USAGE } from "./args.js";
 import { Bridge } from "./bridge.js";
 import { runCheck } from "./check.js";
 import { ConfigError, configPath, readSavedConfig, resolveConfig, type SavedConfig } from "./config.js";
+import { Credentials } from "./credentials.js";
 import { createLogger, keepConsoleOffStdout, type Logger } from "./log.js";
 import { runSetup } from "./setup.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.js";
@@ -46,11 +47,10 @@ async function main(): Promise<number> {
   }
 
   log.info(`${PACKAGE_NAME} ${PACKAGE_VERSION} bridging stdio to ${config.url} (url from ${config.urlSource}, token from ${config.tokenSource})`);
+  // `authenticate` after `logout` reads the saved config again: `--setup` may have just rewritten it.
+  const credentials = new Credentials(() => resolveConfig({ flags: options, env: process.env, saved: readSavedConfig(path), configPath: path }), config);
   const bridge = new Bridge({
-    url: config.url,
-    token: config.token,
-    tokenSource: config.tokenSource,
-    configPath: config.configPath,
+    credentials,
     headers: options.headers,
     giveUpAfterMs: options.giveUpAfterSeconds * 1000,
     log,

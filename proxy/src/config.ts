@@ -151,6 +151,23 @@ export function readSavedConfig(path: string): SavedConfig | undefined {
 }
 
 /**
+ * `logout`: removes the saved token (the URL stays, so `--setup` offers it
+ * again). Returns whether there was a token to remove.
+ * @throws ConfigError when the file exists but cannot be read or written.
+ */
+export function forgetSavedToken(path: string): boolean {
+  const saved = readSavedConfig(path);
+  if (saved?.token === undefined) return false;
+  const { token: _forgotten, ...rest } = saved;
+  try {
+    writeSavedConfig(path, rest);
+  } catch (err) {
+    throw new ConfigError(`cannot rewrite ${path} without the token: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return true;
+}
+
+/**
  * Saves the config with the token readable by the user only: directory 0700,
  * file 0600, written to a temporary file and renamed so a crash never leaves
  * a half-written (or briefly world-readable) file.

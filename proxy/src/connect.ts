@@ -16,13 +16,16 @@ export interface ConnectOptions {
   readonly maxPayload?: number;
 }
 
+/** Why nothing usable answered. */
+export type NetworkCause = "refused" | "dns" | "tls" | "timeout" | "network";
+
 export type ConnectFailure =
   /** HTTP 401/403 before the upgrade: the token was missing or refused. */
   | { readonly kind: "unauthorized"; readonly status: number; readonly message: string }
   /** Any other non-101 HTTP answer: wrong path (404), not a WebSocket endpoint, server error. */
   | { readonly kind: "http"; readonly status: number; readonly message: string }
   /** DNS, TCP, TLS or handshake timeout: nothing usable answered. */
-  | { readonly kind: "unreachable"; readonly message: string };
+  | { readonly kind: "unreachable"; readonly cause: NetworkCause; readonly message: string };
 
 export type ConnectResult =
   | { readonly ok: true; readonly socket: WebSocket; readonly connectionId: string | null }
@@ -51,7 +54,7 @@ export function openSocket(options: ConnectOptions): Promise<ConnectResult> {
         followRedirects: false,
       });
     } catch (err) {
-      settle({ ok: false, kind: "unreachable", message: err instanceof Error ? err.message : String(err) });
+      settle({ ok: false, kind: "unreachable", cause: "network", message: err instanceof Error ? err.message : String(err) });
       return;
     }
     let connectionId: string | null = null;
@@ -82,22 +85,27 @@ export function openSocket(options: ConnectOptions): Promise<ConnectResult> {
     // Errors after the handshake are reported through the caller's `close`
     // handler; this listener keeps an `error` event from crashing the process.
     socket.on("error", (err) => {
-      settle({ ok: false, kind: "unreachable", message: describeNetworkError(err) });
+      settle({ ok: false, kind: "unreachable", ...describeNetworkError(err) });
     });
-    socket.once("close", () => settle({ ok: false, kind: "unreachable", message: "the connection closed during the handshake" }));
+    socket.once("close", () => settle({ ok: false, kind: "unreachable", cause: "network", message: "the connection closed during the handshake" }));
   });
 }
 
-function describeNetworkError(err: Error): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  switch (code) {
-    case "ECONNREFUSED":
-      return `connection refused (${err.message})`;
-    case "ENOTFOUND":
-      return `host not found (${err.message})`;
-    case "ETIMEDOUT":
-      return `timed out (${err.message})`;
-    default:
-      return err.message;
-  }
+function describeNetworkError(err: Error): { cause: NetworkCause; message: string } {
+  const code = (err as NodeJS.ErrnoException).code ?? "";
+  if (code === "ECONNREFUSED") return { cause: "refused", message: `connection refused (${err.message})` };
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return { cause: "dns", message: `host not found (${err.message})` };
+  if (code === "ETIMEDOUT" || /timed out|timeout/i.test(err.message)) return { cause: "timeout", message: `timed out (${err.message})` };
+  if (isTlsError(code, err.message)) return { cause: "tls", message: `TLS handshake failed (${err.message.split("\n")[0]?.trim()})` };
+  return { cause: "network", message: err.message };
+}
+
+/** OpenSSL and certificate failures: `wss://` to a plain port (EPROTO), bad or self-signed certificates. */
+function isTlsError(code: string, message: string): boolean {
+  return (
+    code === "EPROTO" ||
+    /^(ERR_SSL_|ERR_TLS_|CERT_)/.test(code) ||
+    ["DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"].includes(code) ||
+    /SSL routines|certificate/i.test(message)
+  );
 }

@@ -4,10 +4,9 @@
  * the source (the WebSocket) is paused until stdout drains.
  * @module
  */
-import { errorResponse, resultResponse } from "./jsonrpc.js";
+import { errorFrame, resultFrame, type ClientAnswer } from "@hermes-edge/protocol";
 import { encodeLine } from "./line-framing.js";
 import type { Logger } from "./log.js";
-import type { EditorAnswer } from "./session-tracker.js";
 
 /** Something that can stop and restart the flow of frames towards the editor. */
 export interface Pausable {
@@ -46,7 +45,7 @@ export class EditorOutput {
   }
 
   /** Writes the proxy's own answers to editor requests. */
-  answer(answers: readonly EditorAnswer[]): void {
-    for (const a of answers) this.write(a.error ? errorResponse(a.id, a.error) : resultResponse(a.id, a.result ?? null));
+  answer(answers: readonly ClientAnswer[]): void {
+    for (const a of answers) this.write(a.error ? errorFrame(a.id, a.error) : resultFrame(a.id, a.result ?? null));
   }
 }

@@ -4,18 +4,71 @@
  * that editors and logs say the same thing.
  * @module
  */
+import { ErrorCode, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ConnectFailure } from "./connect.js";
 import { describeTokenSource, type ValueSource } from "./config.js";
-import { ErrorCode, type JsonRpcError } from "./jsonrpc.js";
 
 /** Past --give-up-after. Not -32000: in ACP that code means "authentication required". */
-export function unreachableError(url: string, since: Date): JsonRpcError {
+export function unreachableError(url: string, since: Date): ErrorResponse {
   const at = since.toISOString();
   return {
     code: ErrorCode.internalError,
     message: `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying in the background`,
     data: { reason: "service_unreachable", url, since: at },
   };
+}
+
+/** The outbox (requests waiting for the service) is full. */
+export function outboxFullError(): ErrorResponse {
+  return { code: ErrorCode.internalError, message: "Too many requests are waiting for the hermes-edge service to come back; try again later." };
+}
+
+/** What went wrong, in the words of `data.cause`. */
+export type StartupCause = "refused" | "dns" | "tls" | "timeout" | "network" | "not_found" | "not_websocket" | "server_error";
+
+/** Failures that retrying in the next seconds will not fix: answer the editor at once. */
+export function isDefinitive(failure: ConnectFailure): boolean {
+  if (failure.kind === "http") return failure.status < 500;
+  return failure.kind === "unreachable" && (failure.cause === "dns" || failure.cause === "tls");
+}
+
+/**
+ * The proxy has not reached the service since it started: the answer to the
+ * editor's `initialize` (and whatever else waits), naming the URL and the
+ * cause. `failure` is the last attempt's; undefined when it is still pending.
+ */
+export function startupError(url: string, failure: ConnectFailure | undefined, waitedMs: number): ErrorResponse {
+  const { cause, words } = describeStartupFailure(url, failure, waitedMs);
+  return {
+    code: ErrorCode.internalError,
+    message: `Cannot connect to the hermes-edge service at ${url}: ${words}`,
+    data: { reason: "service_unreachable_at_startup", url, cause, ...(failure ? { detail: failure.message } : {}) },
+  };
+}
+
+function describeStartupFailure(url: string, failure: ConnectFailure | undefined, waitedMs: number): { cause: StartupCause; words: string } {
+  const seconds = Math.round(waitedMs / 1000);
+  if (!failure) return { cause: "timeout", words: `no answer within ${seconds} s. Check the URL and your network.` };
+  if (failure.kind === "http") {
+    if (failure.status === 404) {
+      return { cause: "not_found", words: `HTTP 404: nothing answers at ${new URL(url).pathname}; the hermes-edge endpoint is /acp on the service's host.` };
+    }
+    if (failure.status >= 500) return { cause: "server_error", words: `the server answered ${failure.message} instead of upgrading to a WebSocket.` };
+    return { cause: "not_websocket", words: `the server answered ${failure.message} instead of upgrading: not a WebSocket endpoint, so not a hermes-edge /acp URL.` };
+  }
+  if (failure.kind === "unauthorized") return { cause: "network", words: failure.message };
+  switch (failure.cause) {
+    case "refused":
+      return { cause: "refused", words: `connection refused: nothing listens there. Is the service running? Locally: npx wrangler dev.` };
+    case "dns":
+      return { cause: "dns", words: `host not found: DNS cannot resolve ${new URL(url).hostname}. Check the URL.` };
+    case "tls":
+      return { cause: "tls", words: `${failure.message}. Check the URL's scheme (ws:// or wss://) and the server's certificate.` };
+    case "timeout":
+      return { cause: "timeout", words: `no answer within ${seconds} s (${failure.message}).` };
+    default:
+      return { cause: "network", words: failure.message };
+  }
 }
 
 export interface TokenOrigin {
@@ -25,7 +78,7 @@ export interface TokenOrigin {
 }
 
 /** HTTP 401/403 at the upgrade: the stderr line and the error for the editor's requests. */
-export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" }, origin: TokenOrigin): { log: string; error: JsonRpcError } {
+export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" }, origin: TokenOrigin): { log: string; error: ErrorResponse } {
   const source = describeTokenSource(origin.tokenSource, origin.configPath);
   return {
     log:
@@ -33,9 +86,18 @@ export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" },
       `Token used: ${source}. Fix it with "npx hermes-edge-proxy --setup", HERMES_EDGE_TOKEN or --token.`,
     error: {
       code: ErrorCode.authRequired,
-      message: `hermes-edge refused the token (HTTP ${failure.status}); token source: ${source}. Run "npx hermes-edge-proxy --setup" or set HERMES_EDGE_TOKEN.`,
-      data: { reason: "unauthorized", status: failure.status, tokenSource: origin.tokenSource },
+      message: `hermes-edge at ${origin.url} refused the token (HTTP ${failure.status}); token source: ${source}. Run "npx hermes-edge-proxy --setup" or set HERMES_EDGE_TOKEN.`,
+      data: { reason: "unauthorized", status: failure.status, tokenSource: origin.tokenSource, url: origin.url },
     },
+  };
+}
+
+/** After `logout`: every request but `initialize`, `authenticate` and `logout` gets this until the editor authenticates. */
+export function loggedOutError(): ErrorResponse {
+  return {
+    code: ErrorCode.authRequired,
+    message: 'Authentication required: logged out of hermes-edge. Authenticate again (the terminal method runs "hermes-edge-proxy --setup").',
+    data: { reason: "logged_out" },
   };
 }
 

@@ -3,12 +3,12 @@
  * so a long outage cannot grow memory without limit.
  * @module
  */
-import type { JsonRpcId } from "./jsonrpc.js";
+import type { RequestId } from "@hermes-edge/protocol";
 
 export const DEFAULT_OUTBOX_LIMIT = 1000;
 
 export type OutboxItem =
-  | { readonly kind: "request"; readonly id: JsonRpcId; readonly text: string }
+  | { readonly kind: "request"; readonly id: RequestId; readonly text: string }
   | { readonly kind: "notification" | "response"; readonly text: string };
 
 export class Outbox {

@@ -5,23 +5,16 @@
  * are recognisable in logs; their responses are consumed, never forwarded.
  * @module
  */
-import { idKey, type JsonRpcError, type JsonRpcId } from "./jsonrpc.js";
-
-export type ProxyResponse =
-  | { readonly kind: "result"; readonly result: unknown }
-  /** The service answered with a JSON-RPC error. */
-  | { readonly kind: "error"; readonly error: JsonRpcError }
-  /** No answer: the socket closed or the request timed out. Says nothing about the session. */
-  | { readonly kind: "lost"; readonly reason: string };
+import { idKey, type RequestId, type ServiceResponse } from "@hermes-edge/protocol";
 
 export class ProxyRequests {
   #next = 1;
-  readonly #waiting = new Map<string, { resolve: (r: ProxyResponse) => void; timer: NodeJS.Timeout }>();
+  readonly #waiting = new Map<string, { resolve: (r: ServiceResponse) => void; timer: NodeJS.Timeout }>();
 
   /** Allocates an id and a promise for its response, settled with an error after `timeoutMs`. */
-  start(timeoutMs: number): { id: JsonRpcId; response: Promise<ProxyResponse> } {
+  start(timeoutMs: number): { id: RequestId; response: Promise<ServiceResponse> } {
     const id = `hermes-proxy:${this.#next++}`;
-    const response = new Promise<ProxyResponse>((resolve) => {
+    const response = new Promise<ServiceResponse>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(idKey(id));
         resolve({ kind: "lost", reason: `no response within ${timeoutMs} ms` });
@@ -32,7 +25,7 @@ export class ProxyRequests {
   }
 
   /** Routes a response; true when it answered one of the proxy's requests. */
-  settle(id: JsonRpcId, response: ProxyResponse): boolean {
+  settle(id: RequestId, response: ServiceResponse): boolean {
     const key = idKey(id);
     const waiting = this.#waiting.get(key);
     if (!waiting) return false;

@@ -3,7 +3,8 @@
  * relies on: bearer-token check before the upgrade (401), `Acp-Connection-Id`
  * on the 101, `initialize` first, session turns owned by the session (not the
  * connection), `_meta.hermes.seq` on every update, `_hermes/turn_ended` to
- * every attached connection, replay after `_meta.hermes.afterSeq` on
+ * every attached connection that asked for it at `initialize`
+ * (`clientCapabilities._meta.hermes.turnEnded`), replay after `_meta.hermes.afterSeq` on
  * `session/resume`/`session/load`, and `_meta.hermes.turn` (state,
  * lastStopReason, lastRequestId, lastConnectionId) in their results.
  * Tests steer it: drop sockets mid-turn, lose prompt frames, refuse tokens,
@@ -12,6 +13,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { wantsTurnEnded } from "@hermes-edge/protocol";
 import { WebSocketServer, type WebSocket } from "ws";
 
 export interface TurnScript {
@@ -66,7 +68,7 @@ export class FakeService {
   readonly sessions = new Map<string, Session>();
   #server: Server | undefined;
   #wss = new WebSocketServer({ noServer: true });
-  #sockets = new Map<WebSocket, { id: string; initialized: boolean }>();
+  #sockets = new Map<WebSocket, { id: string; initialized: boolean; turnEnded: boolean }>();
   #nextConnection = 1;
   #nextSession = 1;
   #port = 0;
@@ -138,7 +140,7 @@ export class FakeService {
     const id = `conn-${this.#nextConnection++}`;
     this.#wss.once("headers", (headers) => headers.push(`Acp-Connection-Id: ${id}`));
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
-      this.#sockets.set(ws, { id, initialized: false });
+      this.#sockets.set(ws, { id, initialized: false, turnEnded: false });
       ws.on("message", (data) => this.#onMessage(ws, JSON.parse(data.toString()) as Json));
       ws.on("close", (code) => {
         this.closeCodes.push(code);
@@ -170,6 +172,7 @@ export class FakeService {
     switch (method) {
       case "initialize":
         state.initialized = true;
+        state.turnEnded = wantsTurnEnded((params["clientCapabilities"] as Json | undefined) ?? {});
         reply({
           result: {
             protocolVersion: this.protocolVersion,
@@ -195,7 +198,7 @@ export class FakeService {
         const afterSeq = ((params["_meta"] as Json | undefined)?.["hermes"] as Json | undefined)?.["afterSeq"];
         const after = this.replayEverything ? 0 : typeof afterSeq === "number" ? afterSeq : method === "session/load" ? 0 : session.seq;
         session.attached.add(ws);
-        if (!this.replayNothing) for (const entry of session.log) if (entry.seq > after) send(ws, entry.frame);
+        if (!this.replayNothing) for (const entry of session.log) if (entry.seq > after && this.#wants(ws, entry.frame)) send(ws, entry.frame);
         const { state: turnState, lastStopReason, lastRequestId, lastConnectionId } = session.turn;
         reply({ result: { _meta: { hermes: { turn: { state: turnState, lastStopReason, lastRequestId, lastConnectionId } } } } });
         return;
@@ -253,7 +256,12 @@ export class FakeService {
     if (frame["method"] === "session/update") params["_meta"] = { hermes: { seq } };
     else params["seq"] = seq;
     session.log.push({ seq, frame });
-    for (const socket of session.attached) if (socket.readyState === socket.OPEN) send(socket, frame);
+    for (const socket of session.attached) if (socket.readyState === socket.OPEN && this.#wants(socket, frame)) send(socket, frame);
+  }
+
+  /** `_hermes/turn_ended` goes only to connections that asked for it. */
+  #wants(ws: WebSocket, frame: Json): boolean {
+    return frame["method"] !== "_hermes/turn_ended" || this.#sockets.get(ws)?.turnEnded === true;
   }
 
   #askPermission(ws: WebSocket, sessionId: string): Promise<string> {

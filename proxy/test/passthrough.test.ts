@@ -30,8 +30,9 @@ describe("pass-through", () => {
     // What the service received is what the editor sent, byte-for-byte in value.
     const prompt = fx.service.receivedMethods("session/prompt")[0]?.message;
     expect(prompt).toEqual({ jsonrpc: "2.0", id: 100, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
-    // The seq metadata and the turn_ended notification reach the editor too.
-    expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(1);
+    // The proxy asked for `_hermes/turn_ended` and consumed it; this editor did not ask, so it never sees one.
+    expect(fx.service.receivedMethods("initialize")[0]?.message["params"]).toMatchObject({ clientCapabilities: { _meta: { hermes: { turnEnded: true } } } });
+    expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(0);
     expect(p.garbage).toEqual([]);
   });
 

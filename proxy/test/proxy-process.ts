@@ -112,6 +112,12 @@ export const INIT_PARAMS = {
   clientInfo: { name: "test-editor", version: "1.0.0" },
 };
 
+/** INIT_PARAMS from an editor that itself asks for `_hermes/turn_ended`. */
+export const INIT_PARAMS_TURN_ENDED = {
+  ...INIT_PARAMS,
+  clientCapabilities: { ...INIT_PARAMS.clientCapabilities, _meta: { hermes: { turnEnded: true } } },
+};
+
 /** The `agent_message_chunk` texts the editor received for a session, in order. */
 export function chunkTexts(messages: readonly Message[], sessionId: string): string[] {
   return messages

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { chunkTexts, INIT_PARAMS, isolatedEnv, ProxyProcess, type Message } from "./proxy-process.js";
+import { chunkTexts, INIT_PARAMS, INIT_PARAMS_TURN_ENDED, isolatedEnv, ProxyProcess, type Message } from "./proxy-process.js";
 
 const fx = useFakeService();
 
-async function startSession(): Promise<{ p: ProxyProcess; sessionId: string }> {
+async function startSession(initParams: object = INIT_PARAMS): Promise<{ p: ProxyProcess; sessionId: string }> {
   const p = fx.spawn(["--url", fx.service.url, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
-  await p.request("initialize", INIT_PARAMS);
+  await p.request("initialize", initParams);
   const created = await p.request("session/new", { cwd: "/project", mcpServers: [] });
   return { p, sessionId: (created["result"] as { sessionId: string }).sessionId };
 }
@@ -25,7 +25,8 @@ describe("reconnect", () => {
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(responsesTo(p, 10)).toHaveLength(1);
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(12));
-    expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(1);
+    // This editor did not ask for `_hermes/turn_ended`: the proxy consumes it.
+    expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(0);
 
     // The proxy re-initialized with the editor's params under its own id, then resumed after seq 3.
     const second = fx.service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message);
@@ -60,7 +61,7 @@ describe("reconnect", () => {
   });
 
   it("never forwards a seq twice, even when the service replays more than was asked for", async () => {
-    const { p, sessionId } = await startSession();
+    const { p, sessionId } = await startSession(INIT_PARAMS_TURN_ENDED);
     fx.service.replayEverything = true;
     fx.service.turn = { updates: 8, intervalMs: 30, cutAfter: 4, stopReason: "end_turn" };
 

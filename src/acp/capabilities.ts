@@ -4,11 +4,11 @@
  */
 import type { AuthMethod, ClientCapabilities, InitializeResponse } from "@agentclientprotocol/sdk";
 import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
+import { PROTOCOL_VERSION } from "@hermes-edge/protocol";
 import pkg from "../../package.json";
 
 export const AGENT_NAME = "hermes-edge";
 export const AGENT_VERSION: string = pkg.version;
-export const PROTOCOL_VERSION = 1;
 
 /** The bearer token the connection was opened with is the credential. */
 export const TOKEN_AUTH_METHOD_ID = "hermes-edge-token";
@@ -42,6 +42,8 @@ export function initializeResult(client: ClientCapabilities | undefined): Initia
     agentInfo: { name: AGENT_NAME, version: AGENT_VERSION },
     agentCapabilities: {
       loadSession: true,
+      // ACP `logout`: the connection (or, through the proxy, the saved token) is forgotten until `authenticate`.
+      auth: { logout: {} },
       promptCapabilities: { image: true, embeddedContext: true },
       // `fork`, `title`, `status` and `archive` are unstable ACP capabilities; stable clients ignore the extra keys.
       sessionCapabilities: {

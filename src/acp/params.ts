@@ -14,6 +14,7 @@ import type {
   InitializeRequest,
   ListSessionsRequest,
   LoadSessionRequest,
+  LogoutRequest,
   McpServer,
   NewSessionRequest,
   PromptRequest,
@@ -67,6 +68,8 @@ export const zInitialize = conforms<InitializeRequest>()(
 export const zAuthenticate = conforms<AuthenticateRequest>()(
   z.looseObject({ methodId: z.string().min(1), _meta: zMeta }),
 );
+
+export const zLogout = conforms<LogoutRequest>()(z.looseObject({ _meta: zMeta }));
 
 export const zNewSession = conforms<NewSessionRequest>()(
   z.looseObject({
@@ -168,14 +171,6 @@ export const zContentBlock = conforms<ContentBlock>()(
 export const zPrompt = conforms<PromptRequest>()(
   z.looseObject({ sessionId: zSessionId, prompt: z.array(zContentBlock).min(1), _meta: zMeta }),
 );
-
-/** `_meta.hermes.afterSeq` on load/resume: replay only what the client missed. */
-export function afterSeqOf(meta: Record<string, unknown> | null | undefined): number | undefined {
-  const hermes = meta?.hermes;
-  if (typeof hermes !== "object" || hermes === null) return undefined;
-  const after = (hermes as Record<string, unknown>).afterSeq;
-  return typeof after === "number" && Number.isInteger(after) && after >= 0 ? after : undefined;
-}
 
 export const zSetMode = conforms<SetSessionModeRequest>()(
   z.looseObject({ sessionId: zSessionId, modeId: z.string().min(1), _meta: zMeta }),

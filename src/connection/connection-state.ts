@@ -12,6 +12,8 @@ export interface ConnectionState {
   sessions: string[];
   /** A binary frame arrived and was logged (once per connection). */
   binaryIgnored?: boolean;
+  /** After `logout`, until `authenticate`. */
+  loggedOut?: boolean;
 }
 
 export class ConnectionStateStore {

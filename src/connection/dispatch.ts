@@ -8,11 +8,24 @@
  * session in that order, and Durable Object RPC does not promise it. Responses
  * skip the line, since a turn may be waiting on one.
  */
-import { AcpError, toJsonRpcError } from "../acp/errors.js";
-import { decodeFrame, errorFrame, resultFrame, type IncomingNotification, type IncomingRequest, type IncomingResponse } from "../acp/jsonrpc.js";
+import {
+  decodeFrame,
+  ErrorCode,
+  errorFrame,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  RequestError,
+  resultFrame,
+  sessionOfRequestId,
+  toErrorResponse,
+  type IncomingNotification,
+  type IncomingRequest,
+  type IncomingResponse,
+} from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
-import { sessionOfRequestId } from "../session/client-requests.js";
 import type { Connection } from "./connection.js";
+import { requireLogin } from "./logout.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
 export type InOrder = (work: () => Promise<void>) => Promise<void>;
@@ -20,17 +33,17 @@ export type InOrder = (work: () => Promise<void>) => Promise<void>;
 export async function dispatchFrame(text: string, connection: Connection, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
   const size = byteLength(text, maxFrameBytes);
   if (size > maxFrameBytes) {
-    const error = new AcpError(-32600, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
+    const error = new RequestError(ErrorCode.invalidRequest, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });
-    connection.send(errorFrame(null, error.toJSON()));
+    connection.send(errorFrame(null, toErrorResponse(error)));
     return;
   }
   const decoded = decodeFrame(text);
   switch (decoded.kind) {
     case "invalid":
-      connection.send(errorFrame(decoded.id, decoded.error.toJSON()));
+      connection.send(errorFrame(decoded.id, toErrorResponse(decoded.error)));
       return;
     case "request":
       return inOrder(() => handleRequest(decoded.message, connection));
@@ -44,22 +57,23 @@ export async function dispatchFrame(text: string, connection: Connection, maxFra
 async function handleRequest(message: IncomingRequest, connection: Connection): Promise<void> {
   try {
     if (message.method !== "initialize" && !connection.state.get()?.initialized) {
-      throw AcpError.invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
+      throw invalidRequest(`"${message.method}" sent before "initialize"; initialize the connection first`);
     }
+    requireLogin(message.method, connection.state.get());
     const spec = REQUEST_METHODS[message.method];
-    if (!spec) throw AcpError.methodNotFound(message.method);
+    if (!spec) throw methodNotFound(message.method);
     const parsed = spec.params.safeParse(message.params ?? {});
-    if (!parsed.success) throw AcpError.invalidParams(parsed.error.issues);
+    if (!parsed.success) throw invalidParams(parsed.error.issues);
     const result = await spec.handler(parsed.data, { connection, id: message.id });
     if (result !== DEFERRED) connection.send(resultFrame(message.id, result));
   } catch (err) {
-    connection.send(errorFrame(message.id, toJsonRpcError(err)));
+    connection.send(errorFrame(message.id, toErrorResponse(err)));
   }
 }
 
 /** Notifications get no answer, so bad ones are dropped (and logged). */
 async function handleNotification(message: IncomingNotification, connection: Connection): Promise<void> {
-  if (!connection.state.get()?.initialized) return;
+  if (!connection.state.get()?.initialized || connection.state.get()?.loggedOut) return;
   if (message.method === "session/cancel") {
     const parsed = zSessionRef.safeParse(message.params ?? {});
     if (parsed.success) await connection.session(parsed.data.sessionId).cancel(connection.ref());

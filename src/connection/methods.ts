@@ -6,14 +6,13 @@
 import type { z } from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import { initializeResult, TOKEN_AUTH_METHOD_ID } from "../acp/capabilities.js";
-import { AcpError } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
+import { afterSeqOf, authRequired, invalidParams, type RequestId } from "@hermes-edge/protocol";
 import {
-  afterSeqOf,
   zAuthenticate,
   zInitialize,
   zListSessions,
   zLoadSession,
+  zLogout,
   zNewSession,
   zPrompt,
   zResumeSession,
@@ -28,6 +27,7 @@ import {
 } from "../acp/params.js";
 import { archiveSession, ownedSession, statusOf, unarchiveSession } from "./session-archive.js";
 import { LISTED_KINDS } from "../db/session-index.js";
+import { logout } from "./logout.js";
 import type { Connection } from "./connection.js";
 import { sessionInfo } from "./session-info.js";
 import { unwrap } from "./unwrap.js";
@@ -37,7 +37,7 @@ export const DEFERRED = Symbol("deferred");
 
 export interface MethodContext {
   connection: Connection;
-  id: JsonRpcId;
+  id: RequestId;
 }
 
 export interface MethodSpec<S extends z.ZodType = z.ZodType> {
@@ -57,11 +57,17 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     return initializeResult(params.clientCapabilities);
   }),
 
-  authenticate: spec(zAuthenticate, async (params) => {
+  authenticate: spec(zAuthenticate, async (params, { connection }) => {
     // The token was checked before the upgrade; only the advertised method is accepted.
     if (params.methodId !== TOKEN_AUTH_METHOD_ID) {
-      throw AcpError.authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
+      throw authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
     }
+    if (connection.state.get()?.loggedOut) connection.state.update({ loggedOut: false });
+    return {};
+  }),
+
+  logout: spec(zLogout, async (_params, { connection }) => {
+    await logout(connection);
     return {};
   }),
 
@@ -86,7 +92,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
       });
       return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
-      if (err instanceof RangeError) throw AcpError.invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
+      if (err instanceof RangeError) throw invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
       throw err;
     }
   }),

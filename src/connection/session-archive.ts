@@ -4,16 +4,16 @@
  * object; only archiving an active session does, to close it first. Unknown and
  * foreign sessions are -32002 with the requested `sessionId` in `data`.
  */
+import { sessionNotFound } from "@hermes-edge/protocol";
 import type { ArchiveSessionResponse, SessionStatusResponse, UnarchiveSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { SessionRow } from "../../schema/sessions.js";
-import { AcpError } from "../acp/errors.js";
 import type { Connection } from "./connection.js";
 import { unwrap } from "./unwrap.js";
 
 /** The tenant's index row for `sessionId`, or -32002 naming it. */
 export async function ownedSession(connection: Connection, sessionId: string): Promise<SessionRow> {
   const row = await connection.index.get(connection.ref().tenant, sessionId);
-  if (!row) throw AcpError.resourceNotFound(sessionId);
+  if (!row) throw sessionNotFound(sessionId);
   return row;
 }
 

@@ -5,7 +5,7 @@
  * cross RPC as plain data and are rebuilt on this side, so tools report them
  * the same way as in a root session.
  */
-import { AcpError } from "../acp/errors.js";
+import { requestCancelled } from "@hermes-edge/protocol";
 import { ClientRequestError } from "../session/client-requests.js";
 import { ToolError, type ClientPort } from "../tools/tool.js";
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
@@ -40,9 +40,9 @@ function errorFromOutcome(error: Extract<ForwardOutcome, { ok: false }>["error"]
 
 /** The child stops waiting at once when its own signal aborts; the parent cancels its side too. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(AcpError.requestCancelled());
+  if (signal.aborted) return Promise.reject(requestCancelled());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(AcpError.requestCancelled());
+    const onAbort = () => reject(requestCancelled());
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });

@@ -5,8 +5,8 @@
  * to the parent, and the control commands. Everything crossing Durable Object
  * RPC here is plain, serializable data.
  */
+import { type ErrorResponse } from "@hermes-edge/protocol";
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
 import type { SegmentLineage } from "../session/session-record.js";
 import type { ClientPort } from "../tools/tool.js";
 import type { SubagentRole } from "./blocked-tools.js";
@@ -101,4 +101,4 @@ export interface ForwardedRequest {
 
 export type ForwardOutcome =
   | { ok: true; result: unknown }
-  | { ok: false; error: { kind: "editor"; body: JsonRpcErrorBody } | { kind: "tool" | "other"; message: string } };
+  | { ok: false; error: { kind: "editor"; body: ErrorResponse } | { kind: "tool" | "other"; message: string } };

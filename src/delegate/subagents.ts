@@ -9,8 +9,8 @@
  * middle of a delegation cannot take their results any more, so it stops
  * them and records them as interrupted instead of leaving them orphaned.
  */
+import { RequestError } from "@hermes-edge/protocol";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { AcpError } from "../acp/errors.js";
 import type { DelegationSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { SessionRpc } from "../session/session-rpc.js";
@@ -146,7 +146,7 @@ export class Subagents implements SubagentSpawner {
     switch (command.action) {
       case "interrupt": {
         const entry = this.#running.get(command.subagentId);
-        if (!entry) throw new AcpError(-32002, "Resource not found", { detail: "no running sub-agent with that id in this session" });
+        if (!entry) throw new RequestError(-32002, "Resource not found", { detail: "no running sub-agent with that id in this session" });
         entry.controller.abort();
         return { ...this.state(), interrupted: command.subagentId };
       }

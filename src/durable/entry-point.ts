@@ -2,10 +2,10 @@
  * Every Durable Object entry point runs through one of these, so a throwing
  * handler never leaves a caller without an answer, and what nobody expected
  * is logged with where it happened (class, method, session, connection).
- * Protocol errors (`AcpError`, a zod failure) are answers, not incidents.
+ * Protocol errors (`RequestError`, a zod failure) are answers, not incidents.
  */
+import { internalError, RequestError } from "@hermes-edge/protocol";
 import { ZodError } from "zod";
-import { AcpError } from "../acp/errors.js";
 import { outcomeOf, type RpcOutcome } from "./rpc-outcome.js";
 
 export interface EntryContext {
@@ -15,9 +15,12 @@ export interface EntryContext {
   connectionId?: string | undefined;
 }
 
+function isAnswer(err: unknown): boolean {
+  return err instanceof RequestError || err instanceof ZodError;
+}
+
 function logUnexpected(where: EntryContext, err: unknown): void {
-  if (err instanceof AcpError || err instanceof ZodError) return;
-  console.error(`${where.class}.${where.method} failed`, where, err);
+  if (!isAnswer(err)) console.error(`${where.class}.${where.method} failed`, where, err);
 }
 
 /** For methods that answer a client: the result, or the error body to send. */
@@ -26,8 +29,10 @@ export function answer<T>(where: EntryContext, fn: () => T | Promise<T>): Promis
     try {
       return await fn();
     } catch (err) {
+      if (isAnswer(err)) throw err;
       logUnexpected(where, err);
-      throw err;
+      // Logged here with its context; the caller gets the message and nothing internal.
+      throw internalError(err instanceof Error ? err.message : String(err));
     }
   });
 }

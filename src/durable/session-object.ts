@@ -4,10 +4,9 @@
  * owns the session's storage and runs its turns. Connection objects and
  * parent sessions call it through the `SessionRpc` interface.
  */
+import { type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
 import { resultWithoutRun, type SubagentResult } from "../delegate/subagent-result.js";
 import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
 import type { Env } from "../env.js";
@@ -30,7 +29,7 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     void ctx.blockConcurrencyWhile(async () => this.#start());
   }
 
-  create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
+  create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<RpcOutcome<null>> {
     return answer(this.#where("create", conn), () => this.#session.create(conn, requestId, init));
   }
 
@@ -38,15 +37,15 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     return answer(this.#where("forkSnapshot", conn), () => this.#session.forkSnapshot(conn));
   }
 
-  createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
+  createFork(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>> {
     return answer(this.#where("createFork", conn), () => this.#session.createFork(conn, requestId, init, snapshot));
   }
 
-  open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<RpcOutcome<null>> {
+  open(conn: ConnectionRef, requestId: RequestId, options: OpenOptions): Promise<RpcOutcome<null>> {
     return answer(this.#where("open", conn), () => this.#session.open(conn, requestId, options));
   }
 
-  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
+  prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<RpcOutcome<null>> {
     return answer(this.#where("prompt", conn), () => this.#session.prompt(conn, requestId, prompt));
   }
 
@@ -58,7 +57,7 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     return answer(this.#where("cancel", conn), () => this.#session.cancel(conn));
   }
 
-  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): Promise<void> {
+  cancelRequest(conn: ConnectionRef, requestId: RequestId): Promise<void> {
     return guarded(this.#where("cancelRequest", conn), undefined, () => this.#session.cancelRequest(conn, requestId));
   }
 
@@ -74,7 +73,7 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     return answer(this.#where("setTitle"), () => this.#session.setTitle(tenant, title));
   }
 
-  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean> {
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): Promise<boolean> {
     return guarded(this.#where("clientResponse", { connectionId }), false, () => this.#session.clientResponse(connectionId, response));
   }
 

@@ -71,7 +71,7 @@ export function httpError(
   return new HTTPException(res.status as ContentfulStatusCode, { res, message });
 }
 
-/** Errors from the protocol layer (the SDK's `RequestError`, `AcpError`, bodies from DO RPC) by their shape. */
+/** Errors from the protocol layer (the SDK's `RequestError`, bodies from DO RPC) by their shape. */
 export function asProtocolError(err: unknown): ErrorBody | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const { code, message, data } = err as Partial<ErrorBody>;

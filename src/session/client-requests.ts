@@ -3,8 +3,7 @@
  * answers it waits for. Ids embed the session id so the connection object can
  * route an answer back without keeping a table of its own.
  */
-import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
-import { requestFrame } from "../acp/jsonrpc.js";
+import { clientRequestId, requestCancelled, requestFrame, type ErrorResponse } from "@hermes-edge/protocol";
 
 interface Pending {
   /** Null while orphaned: its connection dropped and no editor has reattached yet. */
@@ -18,19 +17,10 @@ interface Pending {
 
 /** The editor answered with a JSON-RPC error. */
 export class ClientRequestError extends Error {
-  constructor(readonly body: JsonRpcErrorBody) {
+  constructor(readonly body: ErrorResponse) {
     super(`the editor answered ${body.code}: ${body.message}`);
     this.name = "ClientRequestError";
   }
-}
-
-const PREFIX = "hermes:";
-
-/** The session a client-request id belongs to, or null if it is not one of ours. */
-export function sessionOfRequestId(id: unknown): string | null {
-  if (typeof id !== "string" || !id.startsWith(PREFIX)) return null;
-  const end = id.lastIndexOf(":");
-  return end > PREFIX.length ? id.slice(PREFIX.length, end) : null;
 }
 
 export class ClientRequests {
@@ -54,14 +44,14 @@ export class ClientRequests {
     params: unknown,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): { frame: string; answer: Promise<unknown> } {
-    const id = `${PREFIX}${this.sessionId()}:${this.#next++}`;
+    const id = clientRequestId(this.sessionId(), this.#next++);
     const frame = requestFrame(id, method, params);
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer =
         options.timeoutMs !== undefined
           ? setTimeout(() => this.#abandon(id, new Error(`the editor did not answer ${method} within ${options.timeoutMs} ms`)), options.timeoutMs)
           : undefined;
-      const onAbort = () => this.#abandon(id, AcpError.requestCancelled());
+      const onAbort = () => this.#abandon(id, requestCancelled());
       options.signal?.addEventListener("abort", onAbort, { once: true });
       const pending: Pending = {
         connectionId,
@@ -85,7 +75,7 @@ export class ClientRequests {
    * The caller checks that the answering connection is attached to the session:
    * after a reconnect the answer arrives on a different connection than the request.
    */
-  settle(response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
+  settle(response: { id: string | number; result?: unknown; error?: ErrorResponse }): boolean {
     const pending = this.#pending.get(String(response.id));
     if (!pending) return false;
     this.#pending.delete(String(response.id));

@@ -4,7 +4,7 @@
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { AGENT_VERSION } from "../acp/capabilities.js";
-import { AcpError } from "../acp/errors.js";
+import { RequestError } from "@hermes-edge/protocol";
 import { MODES } from "./modes.js";
 import type { SessionRecord } from "./session-record.js";
 import type { SettingsController } from "./session-settings.js";
@@ -74,7 +74,7 @@ function setting(deps: CommandDeps, configId: "model" | "mode", arg: string, sho
     deps.settings.set(configId, arg);
     return { reply: `${configId === "model" ? "Model" : "Mode"} set to ${arg}.` };
   } catch (err) {
-    if (err instanceof AcpError) return { reply: `Cannot set ${configId} to "${arg}". ${show()}` };
+    if (err instanceof RequestError) return { reply: `Cannot set ${configId} to "${arg}". ${show()}` };
     throw err;
   }
 }

@@ -3,7 +3,7 @@
  * reasoning effort. `session/set_mode` and the mode option are one setting.
  */
 import type { SessionConfigOption } from "@agentclientprotocol/sdk";
-import { AcpError } from "../acp/errors.js";
+import { invalidParams } from "@hermes-edge/protocol";
 import { isModeId, MODES } from "./modes.js";
 
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
@@ -48,7 +48,7 @@ export function configOptions(settings: SessionSettings, models: string[]): Sess
 /** Applies one option; throws -32602 naming the accepted values when the value is not one of them. */
 export function applyConfigOption(settings: SessionSettings, models: string[], configId: string, value: unknown): SessionSettings {
   const reject = (allowed: readonly string[]) =>
-    AcpError.invalidParams([{ path: ["value"], message: `must be one of: ${allowed.join(", ")}` }], `Invalid value for ${configId}`);
+    invalidParams([{ path: ["value"], message: `must be one of: ${allowed.join(", ")}` }], `Invalid value for ${configId}`);
   if (typeof value !== "string") throw reject([]);
   switch (configId) {
     case "mode":
@@ -61,6 +61,6 @@ export function applyConfigOption(settings: SessionSettings, models: string[], c
       if (!(REASONING_EFFORTS as readonly string[]).includes(value)) throw reject(REASONING_EFFORTS);
       return { ...settings, reasoningEffort: value as ReasoningEffort };
     default:
-      throw AcpError.invalidParams([{ path: ["configId"], message: "unknown config option: mode, model or reasoning_effort" }]);
+      throw invalidParams([{ path: ["configId"], message: "unknown config option: mode, model or reasoning_effort" }]);
   }
 }

@@ -4,7 +4,7 @@
  * object) because it also names this Durable Object.
  */
 import type { NewSessionResponse } from "@agentclientprotocol/sdk";
-import { AcpError } from "../acp/errors.js";
+import { invalidRequest } from "@hermes-edge/protocol";
 import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -37,7 +37,7 @@ export async function createSession(
   init: CreateSessionInit,
   settings: ModelSettings,
 ): Promise<NewSessionResponse> {
-  if (store.record()) throw AcpError.invalidRequest("session already exists");
+  if (store.record()) throw invalidRequest("session already exists");
   const now = new Date();
   const record: SessionRecord = {
     sessionId: init.sessionId,

@@ -6,8 +6,8 @@
  * reason while a task's outcome goes back to the parent that asked.
  * `/steer` and `/queue` act at once, even while a turn runs.
  */
+import { internalError, invalidRequest, toErrorResponse, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
-import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
 import type { ChatMessage } from "../agent/model-provider.js";
 import { promptText } from "../agent/prompt-content.js";
@@ -26,7 +26,7 @@ import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
-export type RunOutcome = TurnResult & { error?: JsonRpcErrorBody | undefined };
+export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
 
 export interface TurnState {
   state: "idle" | "running";
@@ -90,7 +90,7 @@ export class PromptRunner {
   /** An editor's `session/prompt`; answered when its own turn ends. */
   enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): void {
     if (this.busyWithTask()) {
-      throw AcpError.invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
+      throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
     }
     const command = parseSlashCommand(prompt);
     if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
@@ -192,7 +192,7 @@ export class PromptRunner {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       const message = `The turn failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
       this.#log.emit(agentMessageChunk(`\n\n⚠️ ${message}`, this.parts.turn.newId()));
-      outcome = { stopReason: "end_turn", error: AcpError.internalError(message).toJSON() };
+      outcome = { stopReason: "end_turn", error: toErrorResponse(internalError(message)) };
     } finally {
       this.#current = null;
       this.#injected = [];

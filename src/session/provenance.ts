@@ -2,19 +2,8 @@
  * `_meta.hermes.sessionProvenance`: where the segment the model now sees comes
  * from. Sent on new/load/resume/fork responses and after a compaction.
  */
+import type { SessionProvenance } from "@hermes-edge/protocol";
 import type { SegmentLineage } from "./session-record.js";
-
-export interface SessionProvenance {
-  acpSessionId: string;
-  currentHermesSessionId: string;
-  rootHermesSessionId: string;
-  parentHermesSessionId: string | null;
-  sessionKind: SegmentLineage["kind"];
-  compressionDepth: number;
-  isContinuation: boolean;
-  previousHermesSessionId?: string;
-  reason?: "compression";
-}
 
 export function provenance(acpSessionId: string, lineage: SegmentLineage, rotated = false): SessionProvenance {
   return {

@@ -4,9 +4,8 @@
  * with the class, so the contract is read here in one place. Every method
  * that answers a client returns an `RpcOutcome`: errors cross RPC as bodies.
  */
+import { type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
 import type {
@@ -38,24 +37,24 @@ export interface SessionHistory {
 
 export interface SessionRpc extends Rpc.DurableObjectBranded {
   // --- a connection's ACP methods; responses to new/load/resume/fork/prompt go out through the session's outbox
-  create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<RpcOutcome<null>>;
+  create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<RpcOutcome<null>>;
   /** The source side of `session/fork`: everything up to the last completed turn. */
   forkSnapshot(conn: ConnectionRef): Promise<RpcOutcome<ForkSnapshot>>;
   /** The new side of `session/fork`: a session made from the snapshot, answered like `session/new`. */
-  createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>>;
-  open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<RpcOutcome<null>>;
-  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): Promise<RpcOutcome<null>>;
+  createFork(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<RpcOutcome<null>>;
+  open(conn: ConnectionRef, requestId: RequestId, options: OpenOptions): Promise<RpcOutcome<null>>;
+  prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<RpcOutcome<null>>;
   /** `session/set_mode`, `session/set_config_option` and the legacy `session/set_model`. */
   setConfig(conn: ConnectionRef, configId: string, value: unknown): Promise<RpcOutcome>;
   cancel(conn: ConnectionRef): Promise<RpcOutcome<null>>;
-  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): Promise<void>;
+  cancelRequest(conn: ConnectionRef, requestId: RequestId): Promise<void>;
   close(conn: ConnectionRef): Promise<RpcOutcome>;
   /** `session/delete`; an unknown session succeeds too (ACP: delete SHOULD succeed silently). */
   destroy(conn: ConnectionRef): Promise<RpcOutcome>;
   /** `session/set_title` (unstable): stores the title and stops automatic titling. */
   setTitle(tenant: string, title: string): Promise<RpcOutcome<{ title: string }>>;
   /** An editor's answer to a request this session sent; false if it is not pending here. */
-  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): Promise<boolean>;
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): Promise<boolean>;
   detach(connectionId: string): Promise<void>;
 
   // --- REST

@@ -4,9 +4,8 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
+import { sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import { AcpError, type JsonRpcErrorBody } from "../acp/errors.js";
-import type { JsonRpcId } from "../acp/jsonrpc.js";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
@@ -122,7 +121,7 @@ export class Session {
   // --- a connection's ACP methods -------------------------------------------------------
 
   /** `session/new`; the response goes out through the outbox so later updates follow it. */
-  async create(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit): Promise<null> {
+  async create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<null> {
     const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
@@ -134,7 +133,7 @@ export class Session {
     return takeSnapshot(this.store, completedBoundary(this.store, this.runner.runningTurnStart()));
   }
 
-  async createFork(conn: ConnectionRef, requestId: JsonRpcId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<null> {
+  async createFork(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<null> {
     const source = snapshot.record;
     const result = await createSession(this.store, this.index, this.segments, conn, {
       ...init,
@@ -155,7 +154,7 @@ export class Session {
   }
 
   /** `session/load` (full replay) and `session/resume` (replay only after `afterSeq`, if given). */
-  async open(conn: ConnectionRef, requestId: JsonRpcId, options: OpenOptions): Promise<null> {
+  async open(conn: ConnectionRef, requestId: RequestId, options: OpenOptions): Promise<null> {
     const { sessionId } = this.#own(conn);
     // ACP: the roots a load/resume names are the complete set; omitted means none.
     const roots = { cwd: options.cwd, additionalDirectories: options.additionalDirectories ?? [] };
@@ -170,7 +169,7 @@ export class Session {
     return null;
   }
 
-  prompt(conn: ConnectionRef, requestId: JsonRpcId, prompt: ContentBlock[]): null {
+  prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): null {
     this.#ownAttached(conn);
     this.runner.enqueue(conn, requestId, prompt);
     return null;
@@ -188,7 +187,7 @@ export class Session {
     return null;
   }
 
-  cancelRequest(conn: ConnectionRef, requestId: JsonRpcId): void {
+  cancelRequest(conn: ConnectionRef, requestId: RequestId): void {
     if (this.log.isAttached(conn.connectionId)) this.runner.cancelRequest(conn.connectionId, requestId);
   }
 
@@ -219,7 +218,7 @@ export class Session {
     return { title: await setClientTitle(this.log, this.index, title) };
   }
 
-  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: JsonRpcErrorBody }): boolean {
+  clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): boolean {
     return this.log.isAttached(connectionId) && this.log.requests.settle(response);
   }
 
@@ -262,14 +261,14 @@ export class Session {
   /** The record if `conn`'s tenant owns this session; otherwise the same -32002 as for an unknown id. */
   #own(conn: Pick<ConnectionRef, "tenant">): SessionRecord {
     const record = this.store.record();
-    if (!record || record.tenant !== conn.tenant) throw AcpError.resourceNotFound();
+    if (!record || record.tenant !== conn.tenant) throw sessionNotFound();
     return record;
   }
 
   /** Like `#own`, and the connection must have created, loaded or resumed the session. */
   #ownAttached(conn: ConnectionRef): SessionRecord {
     const record = this.#own(conn);
-    if (!this.log.isAttached(conn.connectionId)) throw AcpError.resourceNotFound();
+    if (!this.log.isAttached(conn.connectionId)) throw sessionNotFound();
     return record;
   }
 
@@ -278,7 +277,7 @@ export class Session {
    * config options, then the command list: logged once when a session is made
    * (`log`), replayed by a load (`replayed`), sent unlogged to a resuming client (`send`).
    */
-  async #answerOpen(conn: ConnectionRef, requestId: JsonRpcId, result: Record<string, unknown>, commands: "log" | "replayed" | "send"): Promise<void> {
+  async #answerOpen(conn: ConnectionRef, requestId: RequestId, result: Record<string, unknown>, commands: "log" | "replayed" | "send"): Promise<void> {
     this.log.respond(conn.connectionId, requestId, { result: { ...result, ...this.config.sessionState() } });
     const update = { sessionUpdate: "available_commands_update", availableCommands: availableCommands() } as const;
     if (commands === "log") this.log.emit(update, { only: conn.connectionId });

@@ -6,9 +6,16 @@
  * overtakes what was logged before it.
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { JsonRpcErrorBody } from "../acp/errors.js";
-import { errorFrame, notificationFrame, resultFrame, type JsonRpcId } from "../acp/jsonrpc.js";
-import { TURN_ENDED, type TurnEndedParams } from "../acp/updates.js";
+import {
+  errorFrame,
+  notificationFrame,
+  resultFrame,
+  TURN_ENDED,
+  wantsTurnEnded,
+  type ErrorResponse,
+  type RequestId,
+  type TurnEndedParams,
+} from "@hermes-edge/protocol";
 import { ClientRequests } from "./client-requests.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { Outbox, type Deliver } from "./outbox.js";
@@ -123,7 +130,7 @@ export class UpdateLog {
 
   // --- frames to one connection -----------------------------------------------------
 
-  respond(connectionId: string | null, id: JsonRpcId | null, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void {
+  respond(connectionId: string | null, id: RequestId | null, outcome: { result: unknown } | { error: ErrorResponse }): void {
     if (connectionId === null || !this.#attached.has(connectionId)) return;
     this.send(connectionId, "error" in outcome ? errorFrame(id, outcome.error) : resultFrame(id, outcome.result));
   }
@@ -148,6 +155,5 @@ export class UpdateLog {
 }
 
 function attachment(capabilities: ClientCapabilities): Attachment {
-  const hermes = (capabilities._meta as { hermes?: { turnEnded?: unknown } } | null | undefined)?.hermes;
-  return { capabilities, turnEnded: hermes?.turnEnded === true };
+  return { capabilities, turnEnded: wantsTurnEnded(capabilities) };
 }

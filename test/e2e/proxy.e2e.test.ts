@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { client, ndJsonStream, RequestError, type SessionNotification } from "@agentclientprotocol/sdk";
+import { client, ndJsonStream, RequestError, type ClientCapabilities, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAME, AGENT_VERSION } from "../../src/acp/capabilities.js";
 import { AgentFrameValidator } from "../support/acp-schema.js";
@@ -38,7 +38,10 @@ const direct: SdkClient[] = [];
  * dist/ is missing or older than the sources, so the test never runs stale code.
  */
 function ensureProxyBuilt(): void {
-  const sources = readdirSync(join(PROXY_DIR, "src")).map((f) => statSync(join(PROXY_DIR, "src", f)).mtimeMs);
+  // dist/cli.js bundles the proxy's sources and the protocol package's.
+  const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) =>
+    readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs),
+  );
   if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
   execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
 }
@@ -199,8 +202,10 @@ function proxyArgs(...extra: string[]): string[] {
   return ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...extra];
 }
 
-async function initialized(editor: Editor): Promise<void> {
-  const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+/** `turnEnded`: whether this editor asks for `_hermes/turn_ended` itself (the proxy always asks the service). */
+async function initialized(editor: Editor, turnEnded = true): Promise<void> {
+  const clientCapabilities: ClientCapabilities = turnEnded ? { _meta: { hermes: { turnEnded: true } } } : {};
+  const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities });
   expect(init.agentInfo?.name).toBe(AGENT_NAME);
 }
 
@@ -233,7 +238,7 @@ function chunkCount(frames: readonly Frame[], sessionId: string): number {
 async function replayLog(sessionId: string): Promise<Map<number, Frame>> {
   const fresh = await connectSdk(server.wsUrl, TOKEN);
   direct.push(fresh);
-  await fresh.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  await fresh.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { _meta: { hermes: { turnEnded: true } } } });
   const loaded = await fresh.agent.request("session/load", { sessionId, cwd: CWD, mcpServers: [] });
   expect((loaded._meta as any).hermes.turn).toMatchObject({ state: "idle" });
   expect(fresh.validator.errors).toEqual([]);
@@ -376,9 +381,9 @@ describe("hermes-edge-proxy between the official SDK client and wrangler dev", (
     expect(await editor.quit()).toBe(0);
   });
 
-  it("answers a malformed stdin line with -32700 on stdout and keeps working", async () => {
+  it("answers a malformed stdin line with -32700 on stdout and keeps working (an editor that never sees _hermes/turn_ended)", async () => {
     const editor = startEditor(proxyArgs());
-    await initialized(editor);
+    await initialized(editor, false);
     editor.sendRaw("{this is not json\n");
     const sessionId = await newSession(editor);
     const parseError = editor.frames.find((f) => f.id === null && f.error);
@@ -388,6 +393,7 @@ describe("hermes-edge-proxy between the official SDK client and wrangler dev", (
     const answer = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "still there?" }] });
     expect(answer.stopReason).toBe("end_turn");
     expect(agentText(editor.updates, sessionId)).toBe("Echo: still there?");
+    expect(editor.frames.filter((f) => f.method === "_hermes/turn_ended")).toEqual([]);
     expectCleanStdout(editor);
     expect(await editor.quit()).toBe(0);
   });

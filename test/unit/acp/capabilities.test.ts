@@ -24,6 +24,7 @@ describe("initializeResult", () => {
       agentInfo: { name: "hermes-edge", version: pkg.version },
       agentCapabilities: {
         loadSession: true,
+        auth: { logout: {} },
         promptCapabilities: { image: true, embeddedContext: true },
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {}, title: {}, status: {}, archive: {} },
       },

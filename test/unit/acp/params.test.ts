@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterSeqOf, zAbsolutePath, zNewSession, zPrompt } from "../../../src/acp/params.js";
+import { zAbsolutePath, zNewSession, zPrompt } from "../../../src/acp/params.js";
 
 const issuesOf = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
   result.success ? [] : result.error!.issues.map((i) => ({ path: i.path, message: i.message }));
@@ -85,25 +85,5 @@ describe("zPrompt", () => {
   it("rejects a missing or empty sessionId", () => {
     expect(issuesOf(zPrompt.safeParse({ prompt: [{ type: "text", text: "hi" }] })).map((i) => i.path)).toEqual([["sessionId"]]);
     expect(zPrompt.safeParse({ sessionId: "", prompt: [{ type: "text", text: "hi" }] }).success).toBe(false);
-  });
-});
-
-describe("afterSeqOf", () => {
-  it("reads a non-negative integer _meta.hermes.afterSeq", () => {
-    expect(afterSeqOf({ hermes: { afterSeq: 12 } })).toBe(12);
-    expect(afterSeqOf({ hermes: { afterSeq: 0 } })).toBe(0);
-  });
-
-  it("ignores anything else", () => {
-    expect(afterSeqOf(undefined)).toBeUndefined();
-    expect(afterSeqOf(null)).toBeUndefined();
-    expect(afterSeqOf({})).toBeUndefined();
-    expect(afterSeqOf({ hermes: null })).toBeUndefined();
-    expect(afterSeqOf({ hermes: 5 })).toBeUndefined();
-    expect(afterSeqOf({ hermes: {} })).toBeUndefined();
-    expect(afterSeqOf({ hermes: { afterSeq: -1 } })).toBeUndefined();
-    expect(afterSeqOf({ hermes: { afterSeq: 1.5 } })).toBeUndefined();
-    expect(afterSeqOf({ hermes: { afterSeq: "3" } })).toBeUndefined();
-    expect(afterSeqOf({ afterSeq: 3 })).toBeUndefined();
   });
 });

@@ -1,26 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AcpError } from "../../../src/acp/errors.js";
-import { ClientRequestError, ClientRequests, sessionOfRequestId } from "../../../src/session/client-requests.js";
+import { RequestError, sessionOfRequestId } from "@hermes-edge/protocol";
+import { ClientRequestError, ClientRequests } from "../../../src/session/client-requests.js";
 
 afterEach(() => vi.useRealTimers());
 
 const idOf = (frame: string) => (JSON.parse(frame) as { id: string }).id;
-
-describe("sessionOfRequestId", () => {
-  it("reads the session out of one of our request ids", () => {
-    expect(sessionOfRequestId("hermes:sess-1:3")).toBe("sess-1");
-    expect(sessionOfRequestId("hermes:a:b:12")).toBe("a:b");
-  });
-
-  it("returns null for ids that are not ours", () => {
-    expect(sessionOfRequestId(3)).toBeNull();
-    expect(sessionOfRequestId(null)).toBeNull();
-    expect(sessionOfRequestId("other:sess:1")).toBeNull();
-    expect(sessionOfRequestId("hermes:")).toBeNull();
-    expect(sessionOfRequestId("hermes::1")).toBeNull();
-    expect(sessionOfRequestId("hermes:sess")).toBeNull();
-  });
-});
 
 describe("ClientRequests", () => {
   it("builds request frames whose ids embed the session and count up", () => {
@@ -90,8 +74,8 @@ describe("ClientRequests", () => {
     const { frame, answer } = requests.open("conn-a", "session/request_permission", {}, { signal: controller.signal });
     controller.abort();
     const error = await answer.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AcpError);
-    expect((error as AcpError).code).toBe(-32800);
+    expect(error).toBeInstanceOf(RequestError);
+    expect((error as RequestError).code).toBe(-32800);
     expect(requests.settle({ id: idOf(frame), result: {} })).toBe(false);
   });
 
@@ -101,8 +85,8 @@ describe("ClientRequests", () => {
     controller.abort();
     const { frame, answer } = requests.open("conn-a", "session/request_permission", {}, { signal: controller.signal });
     const error = await answer.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AcpError);
-    expect((error as AcpError).code).toBe(-32800);
+    expect(error).toBeInstanceOf(RequestError);
+    expect((error as RequestError).code).toBe(-32800);
     expect(requests.settle({ id: idOf(frame), result: {} })).toBe(false);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AcpError } from "../../../src/acp/errors.js";
+import { RequestError } from "@hermes-edge/protocol";
 import { applyConfigOption, configOptions } from "../../../src/session/config-options.js";
 import { modeDecision, toolAllowedInMode } from "../../../src/session/modes.js";
 import { parseSlashCommand } from "../../../src/session/slash-commands.js";
@@ -26,8 +26,8 @@ describe("config options", () => {
           return e;
         }
       })();
-      expect(err).toBeInstanceOf(AcpError);
-      expect((err as AcpError).code).toBe(-32602);
+      expect(err).toBeInstanceOf(RequestError);
+      expect((err as RequestError).code).toBe(-32602);
     }
   });
 });

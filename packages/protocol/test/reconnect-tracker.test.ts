@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { parseFrame, type Frame } from "../src/jsonrpc.js";
-import { SessionTracker } from "../src/session-tracker.js";
+import { decodeFrame, ReconnectTracker, type Frame, type IncomingRequest } from "../src/index.js";
 
 function frame(message: Record<string, unknown>): Frame {
-  const parsed = parseFrame(JSON.stringify({ jsonrpc: "2.0", ...message }));
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  return parsed.frame;
+  const decoded = decodeFrame(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  if (decoded.kind === "invalid") throw new Error(decoded.error.message);
+  return decoded;
 }
 
-function request(id: number | string, method: string, params: Record<string, unknown>) {
-  const f = frame({ id, method, params });
-  if (f.kind !== "request") throw new Error("not a request");
-  return f;
+/** A client request: its message and the frame text it goes out as. */
+function request(id: number | string, method: string, params: Record<string, unknown>): [IncomingRequest, string] {
+  const message: IncomingRequest = { jsonrpc: "2.0", id, method, params };
+  return [message, JSON.stringify(message)];
 }
 
 const update = (sessionId: string, seq: number) =>
@@ -22,18 +21,18 @@ const turnEnded = (sessionId: string, seq: number, requestId: number | string, c
 
 /** A tracker with one initialized editor, session "s1" created on connection c1. */
 function withSession() {
-  const t = new SessionTracker();
+  const t = new ReconnectTracker();
   t.connected("c1");
-  t.editorRequest(request(0, "initialize", { protocolVersion: 1 }));
-  t.editorSent(0, "c1");
+  t.clientRequest(...request(0, "initialize", { protocolVersion: 1 }));
+  t.clientSent(0, "c1");
   t.fromService(frame({ id: 0, result: { protocolVersion: 1 } }));
-  t.editorRequest(request(1, "session/new", { cwd: "/work", mcpServers: [] }));
-  t.editorSent(1, "c1");
+  t.clientRequest(...request(1, "session/new", { cwd: "/work", mcpServers: [] }));
+  t.clientSent(1, "c1");
   t.fromService(frame({ id: 1, result: { sessionId: "s1" } }));
   return t;
 }
 
-describe("SessionTracker: duplicates", () => {
+describe("ReconnectTracker: duplicates", () => {
   it("forwards increasing seqs and holds back any seq at or below the last forwarded", () => {
     const t = withSession();
     expect([1, 2, 3, 2, 3, 4, 1].map((seq) => t.fromService(update("s1", seq)).forward)).toEqual([true, true, true, false, false, true, false]);
@@ -56,34 +55,34 @@ describe("SessionTracker: duplicates", () => {
     const t = withSession();
     t.fromService(update("s1", 1));
     t.fromService(update("s1", 2));
-    t.editorRequest(request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
-    t.editorSent(2, "c1");
+    t.clientRequest(...request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
+    t.clientSent(2, "c1");
     expect(t.fromService(update("s1", 1)).forward).toBe(true);
     expect(t.fromService(update("s1", 2)).forward).toBe(true);
   });
 
   it("continues, rather than restarts, a full-history load that was re-sent after a drop", () => {
     const t = withSession();
-    t.editorRequest(request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
-    t.editorSent(2, "c1");
+    t.clientRequest(...request(2, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
+    t.clientSent(2, "c1");
     t.fromService(update("s1", 1));
     t.fromService(update("s1", 2));
     expect(t.disconnected().resend.map((r) => r.id)).toEqual([2]);
     t.connected("c2");
-    t.editorSent(2, "c2");
+    t.clientSent(2, "c2");
     expect([1, 2, 3].map((seq) => t.fromService(update("s1", seq)).forward)).toEqual([false, false, true]);
   });
 
   it("drops a second response to the same request", () => {
     const t = withSession();
-    t.editorRequest(request(7, "_x/ping", {}));
-    t.editorSent(7, "c1");
+    t.clientRequest(...request(7, "_x/ping", {}));
+    t.clientSent(7, "c1");
     expect(t.fromService(frame({ id: 7, result: {} })).forward).toBe(true);
     expect(t.fromService(frame({ id: 7, result: {} })).forward).toBe(false);
   });
 });
 
-describe("SessionTracker: re-attach", () => {
+describe("ReconnectTracker: re-attach", () => {
   it("re-attaches created sessions after the last seq forwarded, with their setup", () => {
     const t = withSession();
     t.fromService(update("s1", 1));
@@ -94,23 +93,23 @@ describe("SessionTracker: re-attach", () => {
 
   it("does not re-attach a session whose creation failed or that was closed", () => {
     const t = withSession();
-    t.editorRequest(request(2, "session/load", { sessionId: "gone", cwd: "/w", mcpServers: [] }));
-    t.editorSent(2, "c1");
+    t.clientRequest(...request(2, "session/load", { sessionId: "gone", cwd: "/w", mcpServers: [] }));
+    t.clientSent(2, "c1");
     t.fromService(frame({ id: 2, error: { code: -32002, message: "not found" } }));
-    t.editorRequest(request(3, "session/close", { sessionId: "s1" }));
-    t.editorSent(3, "c1");
+    t.clientRequest(...request(3, "session/close", { sessionId: "s1" }));
+    t.clientSent(3, "c1");
     t.fromService(frame({ id: 3, result: {} }));
     expect(t.reattachTargets()).toEqual([]);
   });
 
   it("re-sends harmless requests that were in flight and fails the others", () => {
     const t = withSession();
-    t.editorRequest(request(2, "session/set_mode", { sessionId: "s1", modeId: "ask" }));
-    t.editorSent(2, "c1");
-    t.editorRequest(request(3, "session/new", { cwd: "/w", mcpServers: [] }));
-    t.editorSent(3, "c1");
-    t.editorRequest(request(4, "session/prompt", { sessionId: "s1", prompt: [] }));
-    t.editorSent(4, "c1");
+    t.clientRequest(...request(2, "session/set_mode", { sessionId: "s1", modeId: "ask" }));
+    t.clientSent(2, "c1");
+    t.clientRequest(...request(3, "session/new", { cwd: "/w", mcpServers: [] }));
+    t.clientSent(3, "c1");
+    t.clientRequest(...request(4, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.clientSent(4, "c1");
     const { answers, resend } = t.disconnected();
     expect(resend.map((r) => r.id)).toEqual([2]);
     expect(answers).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32603 }) })]);
@@ -118,11 +117,11 @@ describe("SessionTracker: re-attach", () => {
   });
 });
 
-describe("SessionTracker: pending prompts", () => {
+describe("ReconnectTracker: pending prompts", () => {
   function promptSentThenDropped() {
     const t = withSession();
-    t.editorRequest(request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
-    t.editorSent(5, "c1");
+    t.clientRequest(...request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.clientSent(5, "c1");
     t.fromService(update("s1", 1));
     expect(t.disconnected().answers).toEqual([]);
     t.connected("c2");
@@ -162,8 +161,8 @@ describe("SessionTracker: pending prompts", () => {
 
   it("waits for the real response on the live connection, but remembers the outcome if the socket drops", () => {
     const t = withSession();
-    t.editorRequest(request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
-    t.editorSent(5, "c1");
+    t.clientRequest(...request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.clientSent(5, "c1");
     expect(t.fromService(turnEnded("s1", 1, 5, "c1", "max_tokens")).answers).toEqual([]);
     expect(t.disconnected().answers).toEqual([{ id: 5, result: { stopReason: "max_tokens" } }]);
   });
@@ -216,7 +215,7 @@ describe("SessionTracker: pending prompts", () => {
   it("answers the re-sent prompt normally once it runs on the new connection", () => {
     const t = promptSentThenDropped();
     t.reattached("s1", idle({}));
-    t.editorSent(5, "c2");
+    t.clientSent(5, "c2");
     // Live on the connection it was re-sent on: the prompt's own response is the answer.
     expect(t.fromService(turnEnded("s1", 2, 5, "c2")).answers).toEqual([]);
     expect(t.fromService(frame({ id: 5, result: { stopReason: "end_turn" } })).forward).toBe(true);
@@ -226,7 +225,7 @@ describe("SessionTracker: pending prompts", () => {
   it("answers the re-sent prompt from lastStopReason when the next drop cut its response", () => {
     const t = promptSentThenDropped();
     t.reattached("s1", idle({}));
-    t.editorSent(5, "c2");
+    t.clientSent(5, "c2");
     t.disconnected();
     t.connected("c3");
     const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 5, lastConnectionId: "c2" }));
@@ -236,7 +235,7 @@ describe("SessionTracker: pending prompts", () => {
   it("gives up with a clear error when a re-sent prompt is lost again", () => {
     const t = promptSentThenDropped();
     t.reattached("s1", idle({}));
-    t.editorSent(5, "c2");
+    t.clientSent(5, "c2");
     t.disconnected();
     t.connected("c3");
     const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 3, lastConnectionId: "c1" }));
@@ -265,7 +264,7 @@ describe("SessionTracker: pending prompts", () => {
 
   it("fails every pending request on give-up, including ones never sent", () => {
     const t = promptSentThenDropped();
-    t.editorRequest(request(6, "_test/echo", {}));
+    t.clientRequest(...request(6, "_test/echo", {}));
     const error = { code: -32603, message: "unreachable" };
     expect(t.failAll(error)).toEqual([
       { id: 5, error },

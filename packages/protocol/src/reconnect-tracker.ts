@@ -1,64 +1,21 @@
 /**
- * What the proxy must remember so that a dropped WebSocket loses nothing and
- * duplicates nothing: the last `_meta.hermes.seq` forwarded per session, each
- * session's setup (to re-attach it), and the editor's requests still waiting
- * for an answer. Pure: it never does I/O, it returns decisions.
+ * What a client of the service (the stdio proxy, a web page) must remember so
+ * that a dropped WebSocket loses nothing and duplicates nothing: the last
+ * `_meta.hermes.seq` forwarded per session, each session's setup (to re-attach
+ * it), and the client's requests still waiting for an answer. Pure: it never
+ * does I/O and runs anywhere (no Node APIs); it returns decisions.
  * @module
  */
-import { ErrorCode, idKey, type Frame, type JsonRpcError, type JsonRpcId } from "./jsonrpc.js";
-import {
-  readSessionId,
-  readSessionSetup,
-  readTurnEnded,
-  readTurnState,
-  readUpdateSeq,
-  type PromptOutcome,
-  type SessionSetup,
-  type TurnEnded,
-  type TurnState,
-} from "./protocol.js";
+import { AGENT_METHODS } from "@agentclientprotocol/sdk";
+import type { ErrorResponse } from "@agentclientprotocol/sdk";
+import { idKey, type Frame, type IncomingRequest, type IncomingResponse, type RequestId } from "./envelope.js";
+import { readTurnState, readUpdateSeq, type TurnState } from "./hermes-meta.js";
+import { readSessionId, readSessionSetup, type SessionSetup } from "./session-setup.js";
+import { connectionLost, promptLost, reattachFailed, turnOutcomeUnknown } from "./tracker-errors.js";
+import type { ClientAnswer, ReattachDecision, ReattachOutcome, ReattachTarget, Resend, ServiceVerdict } from "./tracker-types.js";
+import { readTurnEnded, TURN_ENDED, type PromptOutcome, type TurnEnded } from "./turn-ended.js";
 
-/** An answer the proxy writes to the editor in the service's place. */
-export interface EditorAnswer {
-  readonly id: JsonRpcId;
-  readonly result?: unknown;
-  readonly error?: JsonRpcError;
-}
-
-export interface ServiceVerdict {
-  /** Whether the frame goes to the editor. */
-  readonly forward: boolean;
-  /** Answers to pending editor requests that this frame settles. */
-  readonly answers: readonly EditorAnswer[];
-  /** Why a frame was held back, for debug logs. */
-  readonly dropped?: string;
-}
-
-export interface ReattachTarget {
-  readonly sessionId: string;
-  /** The last seq forwarded; 0 when none was seen (seqs are assumed to start at 1). */
-  readonly afterSeq: number;
-  readonly setup: SessionSetup | undefined;
-}
-
-export type ReattachOutcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: JsonRpcError };
-
-/** A request frame the proxy sends again, unchanged, on the new connection. */
-export interface Resend {
-  readonly id: JsonRpcId;
-  readonly text: string;
-}
-
-/** What re-attaching one session decided: answers for the editor, prompts to send again. */
-export interface ReattachDecision {
-  readonly answers: EditorAnswer[];
-  /**
-   * Prompts the service never saw (the frame was lost with the old socket).
-   * They are no longer marked as sent: the caller must queue them for the new
-   * connection, ahead of anything the editor sent later.
-   */
-  readonly resend: Resend[];
-}
+const M = AGENT_METHODS;
 
 /**
  * Requests that are harmless to send twice. If the socket drops before their
@@ -66,14 +23,10 @@ export interface ReattachDecision {
  * (say `session/new`) gets an error, since repeating it could act twice.
  * `session/prompt` is neither: its outcome comes back through the turn log.
  */
-const RESEND_SAFE = new Set([
-  "initialize",
-  "session/load",
-  "session/resume",
-  "session/list",
-  "session/set_mode",
-  "session/set_config_option",
-]);
+const RESEND_SAFE = new Set<string>([M.initialize, M.session_load, M.session_resume, M.session_list, M.session_set_mode, M.session_set_config_option]);
+
+/** The requests whose params carry the setup worth replaying. */
+const SETS_UP = new Set<string>([M.session_new, M.session_load, M.session_resume]);
 
 interface SessionState {
   lastSeq: number | undefined;
@@ -88,12 +41,12 @@ interface SentOn {
 }
 
 interface Pending {
-  readonly id: JsonRpcId;
+  readonly id: RequestId;
   readonly method: string;
   readonly text: string;
   readonly sessionId: string | undefined;
   readonly setup: SessionSetup | undefined;
-  /** Undefined while the request waits in the outbox. */
+  /** Undefined while the request waits to be sent. */
   sentOn: SentOn | undefined;
   /** How many times it went out; more than once after a drop re-sent it. */
   sends: number;
@@ -103,16 +56,16 @@ interface Pending {
   resent: boolean;
 }
 
-export class SessionTracker {
+export class ReconnectTracker {
   readonly #sessions = new Map<string, SessionState>();
-  /** Insertion order is the editor's order, which re-sends must keep. */
+  /** Insertion order is the client's order, which re-sends must keep. */
   readonly #pending = new Map<string, Pending>();
   readonly #connectionIds = new Set<string>();
   #generation = 0;
   #connected = false;
   #initialize: { params: unknown; answered: boolean } | undefined;
 
-  /** The editor's `initialize` params once it has been answered: what a reconnect replays. */
+  /** The client's `initialize` params once it has been answered: what a reconnect replays. */
   get initializeToReplay(): { params: unknown } | undefined {
     return this.#initialize?.answered ? { params: this.#initialize.params } : undefined;
   }
@@ -121,34 +74,34 @@ export class SessionTracker {
     return this.#pending.size;
   }
 
-  isPending(id: JsonRpcId): boolean {
+  isPending(id: RequestId): boolean {
     return this.#pending.has(idKey(id));
   }
 
-  /** Records a request from the editor (queued or about to be sent). */
-  editorRequest(frame: Extract<Frame, { kind: "request" }>): void {
-    const { id, method, params, text } = frame;
+  /** Records a request from the client (queued or about to be sent); `text` is the frame as it goes out. */
+  clientRequest(message: IncomingRequest, text: string): void {
+    const { id, method, params } = message;
     const sessionId = readSessionId(params);
-    const setup = method === "session/new" || method === "session/load" || method === "session/resume" ? readSessionSetup(params) : undefined;
+    const setup = SETS_UP.has(method) ? readSessionSetup(params) : undefined;
     this.#pending.set(idKey(id), { id, method, text, sessionId, setup, sentOn: undefined, sends: 0, endedWith: undefined, resent: false });
-    if (method === "initialize") this.#initialize = { params, answered: false };
-    if (sessionId !== undefined && (method === "session/prompt" || method === "session/load" || method === "session/resume")) {
+    if (method === M.initialize) this.#initialize = { params, answered: false };
+    if (sessionId !== undefined && (method === M.session_prompt || method === M.session_load || method === M.session_resume)) {
       const session = this.#upsert(sessionId);
-      // A prompt implies the editor holds this session, even if this proxy never saw it created.
-      if (method === "session/prompt") session.attached = true;
+      // A prompt implies the client holds this session, even if this tracker never saw it created.
+      if (method === M.session_prompt) session.attached = true;
     }
   }
 
   /** Records that a request went out on the current connection. */
-  editorSent(id: JsonRpcId, connectionId: string | null): void {
+  clientSent(id: RequestId, connectionId: string | null): void {
     const pending = this.#pending.get(idKey(id));
     if (!pending) return;
     pending.sentOn = { generation: this.#generation, connectionId };
     pending.sends += 1;
-    // The editor asked for the full history: let the replayed seqs through
-    // again. Not on a re-send, though: the replay the editor already got from
+    // The client asked for the full history: let the replayed seqs through
+    // again. Not on a re-send, though: the replay the client already got from
     // the first attempt must not start over.
-    if (pending.method === "session/load" && pending.sessionId !== undefined && pending.sends === 1) {
+    if (pending.method === M.session_load && pending.sessionId !== undefined && pending.sends === 1) {
       this.#upsert(pending.sessionId).lastSeq = undefined;
     }
   }
@@ -163,13 +116,13 @@ export class SessionTracker {
    * The socket is gone. Returns answers for requests that can be settled now
    * and the frames of requests to send again, in their original order.
    */
-  disconnected(): { answers: EditorAnswer[]; resend: Array<{ id: JsonRpcId; text: string }> } {
+  disconnected(): { answers: ClientAnswer[]; resend: Resend[] } {
     this.#connected = false;
-    const answers: EditorAnswer[] = [];
-    const resend: Array<{ id: JsonRpcId; text: string }> = [];
+    const answers: ClientAnswer[] = [];
+    const resend: Resend[] = [];
     for (const [key, pending] of this.#pending) {
       if (!pending.sentOn) continue;
-      if (pending.method === "session/prompt") {
+      if (pending.method === M.session_prompt) {
         if (pending.endedWith !== undefined) {
           answers.push({ id: pending.id, ...pending.endedWith });
           this.#pending.delete(key);
@@ -178,14 +131,7 @@ export class SessionTracker {
         pending.sentOn = undefined;
         resend.push({ id: pending.id, text: pending.text });
       } else {
-        answers.push({
-          id: pending.id,
-          error: {
-            code: ErrorCode.internalError,
-            message: `The connection to the hermes-edge service dropped before it answered ${pending.method}; it may or may not have taken effect.`,
-            data: { reason: "connection_lost" },
-          },
-        });
+        answers.push({ id: pending.id, error: connectionLost(pending.method) });
         this.#pending.delete(key);
       }
     }
@@ -195,19 +141,20 @@ export class SessionTracker {
   /** Decides what to do with one frame from the service. */
   fromService(frame: Frame): ServiceVerdict {
     if (frame.kind === "request") return { forward: true, answers: [] };
-    if (frame.kind === "response") return this.#response(frame);
-    if (frame.method === "session/update") {
-      const update = readUpdateSeq(frame.params);
+    if (frame.kind === "response") return this.#response(frame.message);
+    const { method, params } = frame.message;
+    if (method === "session/update") {
+      const update = readUpdateSeq(params);
       if (update && !this.#advance(update.sessionId, update.seq)) {
         return { forward: false, answers: [], dropped: `session/update seq ${update.seq} already forwarded` };
       }
       return { forward: true, answers: [] };
     }
-    if (frame.method === "_hermes/turn_ended") {
-      const ended = readTurnEnded(frame.params);
+    if (method === TURN_ENDED) {
+      const ended = readTurnEnded(params);
       if (!ended) return { forward: true, answers: [] };
       if (!this.#advance(ended.sessionId, ended.seq)) {
-        return { forward: false, answers: [], dropped: `_hermes/turn_ended seq ${ended.seq} already forwarded` };
+        return { forward: false, answers: [], dropped: `${TURN_ENDED} seq ${ended.seq} already forwarded` };
       }
       return { forward: true, answers: this.#turnEnded(ended) };
     }
@@ -224,7 +171,7 @@ export class SessionTracker {
   }
 
   /**
-   * The proxy's re-attach of `sessionId` finished (its replay has already
+   * The client's re-attach of `sessionId` finished (its replay has already
    * passed through {@link fromService}). Settles prompts from an earlier
    * connection whose turn the service says is over.
    *
@@ -236,22 +183,15 @@ export class SessionTracker {
    * prompt that was already re-sent and is still unaccounted for gets an error.
    */
   reattached(sessionId: string, outcome: ReattachOutcome): ReattachDecision {
-    const answers: EditorAnswer[] = [];
+    const answers: ClientAnswer[] = [];
     const resend: Resend[] = [];
     const earlier = [...this.#pending].filter(
-      ([, p]) => p.method === "session/prompt" && p.sessionId === sessionId && p.sentOn !== undefined && p.sentOn.generation < this.#generation,
+      ([, p]) => p.method === M.session_prompt && p.sessionId === sessionId && p.sentOn !== undefined && p.sentOn.generation < this.#generation,
     );
     if (!outcome.ok) {
       this.#sessions.delete(sessionId);
       for (const [key, pending] of earlier) {
-        answers.push({
-          id: pending.id,
-          error: {
-            code: outcome.error.code,
-            message: `Could not re-attach session ${sessionId} after reconnecting: ${outcome.error.message}`,
-            data: { reason: "reattach_failed" },
-          },
-        });
+        answers.push({ id: pending.id, error: reattachFailed(sessionId, outcome.error) });
         this.#pending.delete(key);
       }
       return { answers, resend };
@@ -260,60 +200,41 @@ export class SessionTracker {
     if (turn?.state !== "idle") return { answers, resend };
     for (const [key, pending] of earlier) {
       if (this.#wasLastTurn(pending, turn)) {
-        answers.push(
-          turn.lastStopReason !== undefined
-            ? { id: pending.id, result: { stopReason: turn.lastStopReason } }
-            : {
-                id: pending.id,
-                error: {
-                  code: ErrorCode.internalError,
-                  message: `After reconnecting, the service reports session ${sessionId} idle but did not say how this prompt ended.`,
-                  data: { reason: "turn_outcome_unknown" },
-                },
-              },
-        );
+        const { lastStopReason } = turn;
+        answers.push(lastStopReason != null ? { id: pending.id, result: { stopReason: lastStopReason } } : { id: pending.id, error: turnOutcomeUnknown(sessionId) });
         this.#pending.delete(key);
       } else if (!pending.resent) {
         pending.resent = true;
         pending.sentOn = undefined;
         resend.push({ id: pending.id, text: pending.text });
       } else {
-        answers.push({
-          id: pending.id,
-          error: {
-            code: ErrorCode.internalError,
-            message:
-              `The hermes-edge service lost this prompt twice: after reconnecting, session ${sessionId} is idle and ` +
-              "has no record of it having run. Send it again.",
-            data: { reason: "prompt_lost" },
-          },
-        });
+        answers.push({ id: pending.id, error: promptLost(sessionId) });
         this.#pending.delete(key);
       }
     }
     return { answers, resend };
   }
 
-  /** Answers every pending editor request with `error` (give-up, fatal auth failure). */
-  failAll(error: JsonRpcError): EditorAnswer[] {
+  /** Answers every pending client request with `error` (give-up, refused credentials, logout). */
+  failAll(error: ErrorResponse): ClientAnswer[] {
     const answers = [...this.#pending.values()].map((p) => ({ id: p.id, error }));
     this.#pending.clear();
     return answers;
   }
 
-  #response(frame: Extract<Frame, { kind: "response" }>): ServiceVerdict {
-    if (frame.id === null) return { forward: true, answers: [] };
-    const key = idKey(frame.id);
+  #response(message: IncomingResponse): ServiceVerdict {
+    if (message.id === null) return { forward: true, answers: [] };
+    const key = idKey(message.id);
     const pending = this.#pending.get(key);
     if (!pending) return { forward: false, answers: [], dropped: `response to ${key} is not awaited (already answered)` };
     this.#pending.delete(key);
-    const ok = frame.error === undefined;
+    const ok = message.error === undefined;
     switch (pending.method) {
-      case "initialize":
+      case M.initialize:
         if (this.#initialize) this.#initialize.answered = ok;
         break;
-      case "session/new": {
-        const sessionId = ok ? readSessionId(frame.result) : undefined;
+      case M.session_new: {
+        const sessionId = ok ? readSessionId(message.result) : undefined;
         if (sessionId !== undefined) {
           const session = this.#upsert(sessionId);
           session.setup = pending.setup;
@@ -321,8 +242,8 @@ export class SessionTracker {
         }
         break;
       }
-      case "session/load":
-      case "session/resume":
+      case M.session_load:
+      case M.session_resume:
         if (pending.sessionId !== undefined) {
           const session = this.#upsert(pending.sessionId);
           if (ok) {
@@ -333,21 +254,21 @@ export class SessionTracker {
           }
         }
         break;
-      case "session/close":
-      case "session/delete":
+      case M.session_close:
+      case M.session_delete:
         if (ok && pending.sessionId !== undefined) this.#sessions.delete(pending.sessionId);
         break;
     }
     return { forward: true, answers: [] };
   }
 
-  #turnEnded({ sessionId, requestId, connectionId, outcome }: TurnEnded): EditorAnswer[] {
+  #turnEnded({ sessionId, requestId, connectionId, outcome }: TurnEnded): ClientAnswer[] {
     if (requestId === null) return [];
     const key = idKey(requestId);
     const pending = this.#pending.get(key);
-    if (!pending || pending.method !== "session/prompt" || pending.sessionId !== sessionId || !pending.sentOn) return [];
+    if (!pending || pending.method !== M.session_prompt || pending.sessionId !== sessionId || !pending.sentOn) return [];
     // The same request id may belong to another client of the session; the
-    // connection id tells whether this turn was started through this proxy.
+    // connection id tells whether this turn was started through this client.
     if (connectionId !== undefined && !this.#sentThrough(pending.sentOn, connectionId)) return [];
     if (this.#connected && pending.sentOn.generation === this.#generation) {
       // The prompt's own response is on its way on this connection; it is the
@@ -372,7 +293,7 @@ export class SessionTracker {
    * its requests from 0, so an id alone may be another client's prompt.
    */
   #wasLastTurn(pending: Pending, turn: TurnState): boolean {
-    if (turn.lastRequestId === undefined || turn.lastConnectionId === undefined || !pending.sentOn) return false;
+    if (turn.lastRequestId == null || turn.lastConnectionId == null || !pending.sentOn) return false;
     return idKey(turn.lastRequestId) === idKey(pending.id) && this.#sentThrough(pending.sentOn, turn.lastConnectionId);
   }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { decodeFrame, errorFrame, notificationFrame, requestFrame, resultFrame, type Decoded } from "../../../src/acp/jsonrpc.js";
+import { decodeFrame, errorFrame, idKey, notificationFrame, requestFrame, resultFrame, toErrorResponse, type Decoded } from "../src/index.js";
 
 /** The id and wire error body of a decode that must be invalid. */
 function invalid(decoded: Decoded) {
   if (decoded.kind !== "invalid") throw new Error(`expected invalid, got ${decoded.kind}`);
-  return { id: decoded.id, error: decoded.error.toJSON() };
+  return { id: decoded.id, error: toErrorResponse(decoded.error) };
 }
 
 describe("decodeFrame: bad input", () => {
@@ -124,5 +124,43 @@ describe("responses with a null id", () => {
   it("decodes an error response with id null as a response, so it is never answered", () => {
     const decoded = decodeFrame('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}');
     expect(decoded).toMatchObject({ kind: "response", message: { id: null, error: { code: -32700 } } });
+  });
+});
+
+describe("decodeFrame: details", () => {
+  it("names every problem of a bad request in one detail", () => {
+    expect(invalid(decodeFrame('{"jsonrpc":"1.0","id":true,"method":""}'))).toEqual({
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid request",
+        data: { detail: 'jsonrpc: must be "2.0"; method: must be a non-empty string; id: must be a string or an integer' },
+      },
+    });
+  });
+
+  it("refuses a response without an id", () => {
+    expect(invalid(decodeFrame('{"jsonrpc":"2.0","result":{}}'))).toEqual({
+      id: null,
+      error: { code: -32600, message: "Invalid request", data: { detail: "id: must be a string, an integer or null" } },
+    });
+  });
+
+  it("keeps only the envelope's own fields", () => {
+    expect(decodeFrame('{"jsonrpc":"2.0","id":1,"method":"m","extra":1}')).toEqual({
+      kind: "request",
+      message: { jsonrpc: "2.0", id: 1, method: "m" },
+    });
+    expect(decodeFrame('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","stack":"x"}}')).toEqual({
+      kind: "response",
+      message: { jsonrpc: "2.0", id: 1, error: { code: 1, message: "m" } },
+    });
+  });
+});
+
+describe("idKey", () => {
+  it("tells the number 1 from the string 1", () => {
+    expect(idKey(1)).not.toBe(idKey("1"));
+    expect(idKey("hermes:s:1")).toBe(idKey("hermes:s:1"));
   });
 });
