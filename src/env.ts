@@ -14,6 +14,8 @@ export interface Env {
   HERMES_MODEL?: string;
   HERMES_MODELS?: string;
   HERMES_EDGE_TOKENS?: string;
+  /** Browser origins allowed besides the service's own (comma list, `*` for one port or label); default localhost and 127.0.0.1. */
+  HERMES_ALLOWED_ORIGINS?: string;
   HERMES_MAX_FRAME_BYTES?: string;
   HERMES_CONTEXT_WINDOW?: string;
   /** How long a permission request waits for the user before it counts as denied (default 60000). */

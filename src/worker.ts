@@ -8,6 +8,7 @@ import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
 import { PROTOCOL_HEADER, TENANT_HEADER } from "./durable/connection-object.js";
 import type { Env } from "./env.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
+import { corsPolicy, originPolicy } from "./http/origin-policy.js";
 import { rest } from "./http/rest.js";
 import registryManifest from "../registry/agent.json";
 
@@ -15,6 +16,10 @@ export { ConnectionObject } from "./durable/connection-object.js";
 export { SessionObject } from "./durable/session-object.js";
 
 const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
+
+// Browsers first: a foreign Origin is refused before anything else runs. (The
+// web client at / and /client.js are static assets, served before the Worker.)
+app.use("*", originPolicy(), corsPolicy());
 
 app.get("/health", (c) => c.json({ ok: true, name: AGENT_NAME, version: AGENT_VERSION }));
 
