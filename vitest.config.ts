@@ -5,16 +5,20 @@
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
  * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).
+ * - `browser`: the web client in real Chromium against `wrangler dev`.
  * The groups run one after another (`sequence.groupOrder`): on two cores,
  * workerd, the proxy's subprocesses and `wrangler dev` compete otherwise.
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { buildWeb } from "./scripts/build-web.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
 
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] directory must exist before the workers pool reads it.
+  await buildWeb();
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -57,6 +61,17 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 90_000,
             hookTimeout: 90_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            sequence: { groupOrder: 4 },
+            include: ["test/browser/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 90_000,
+            hookTimeout: 120_000,
             fileParallelism: false,
           },
         },
