@@ -179,3 +179,26 @@ describe("turns", () => {
     expect(errors.filter((e) => !/WebSocket|net::ERR_/.test(e))).toEqual([]);
   });
 });
+
+describe("bad input", () => {
+  it("refuses a 5 MB pasted prompt with the frame limit's message, and stays usable", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const big = "x".repeat(5 * 1024 * 1024);
+    await page.evaluate((text) => navigator.clipboard.writeText(text), big);
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    await prompt.focus();
+    await page.keyboard.press("Control+V");
+    await expect.poll(() => prompt.evaluate((el) => (el as HTMLTextAreaElement).value.length)).toBe(big.length);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/^Frame of \d+ bytes exceeds the 4194304-byte limit \(HERMES_MAX_FRAME_BYTES\)/);
+    expect(await page.locator(".msg-user .pill").textContent()).toBe("Not sent");
+    expect(await page.getByText("Turn running").count()).toBe(0);
+    await screenshot(page, "08-frame-limit");
+    await send(page, "still here?");
+    await expect.poll(() => agentMessages(page)).toEqual(["Echo: still here?"]);
+  });
+});
