@@ -1,7 +1,8 @@
 /**
  * `npm start`: everything a first local run needs. Creates `.dev.vars` with a
  * random token if it is missing (never overwrites it), applies the local D1
- * migrations, starts `wrangler dev` on 127.0.0.1:8787 and says how to connect.
+ * migrations, starts `wrangler dev` on 127.0.0.1:8787 (which builds the web
+ * client first, see wrangler.toml's [build]) and says how to connect.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -75,6 +76,7 @@ function banner(vars: Record<string, string>): string {
   return [
     "",
     "hermes-edge is running",
+    `  web client    : http://${host}:${port}/  (sign in with the token)`,
     `  WebSocket URL : ${ws}`,
     `  token         : ${token}`,
     `  ${model}`,

@@ -7,6 +7,7 @@
  */
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import { useRef, useState } from "preact/hooks";
+import { matchingCommands } from "../state/slash-completion.js";
 
 interface Attachment {
   readonly name: string;
@@ -21,12 +22,6 @@ function readAsBase64(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });
-}
-
-export function matchingCommands(text: string, commands: readonly AvailableCommand[]): AvailableCommand[] {
-  const match = /^\/(\S*)$/.exec(text);
-  if (!match) return [];
-  return commands.filter((c) => c.name.startsWith(match[1]!));
 }
 
 export function PromptBox(props: {

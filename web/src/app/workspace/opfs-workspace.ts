@@ -6,34 +6,14 @@
  * @module
  */
 import { RequestError, type ReadTextFileRequest, type ReadTextFileResponse, type WriteTextFileRequest } from "@agentclientprotocol/sdk";
+import { sliceLines, WORKSPACE_ROOT, workspaceSegments } from "./workspace-paths.js";
 
-/** Where the workspace appears to the agent; sessions started in the page use it as their cwd. */
-export const WORKSPACE_ROOT = "/workspace";
+export { WORKSPACE_ROOT } from "./workspace-paths.js";
 
 export interface WorkspaceFile {
   /** Absolute, e.g. `/workspace/src/app.ts`. */
   readonly path: string;
   readonly bytes: number;
-}
-
-/** Splits an absolute path inside the mount into its segments; throws -32602 otherwise. */
-export function workspaceSegments(path: string): string[] {
-  if (!path.startsWith(`${WORKSPACE_ROOT}/`)) {
-    throw RequestError.invalidParams({ path }, `${path} is outside the browser workspace (mounted at ${WORKSPACE_ROOT})`);
-  }
-  const segments = path.slice(WORKSPACE_ROOT.length + 1).split("/").filter((s) => s !== "" && s !== ".");
-  if (segments.length === 0 || segments.some((s) => s === "..")) {
-    throw RequestError.invalidParams({ path }, `${path} is not a file path inside the browser workspace`);
-  }
-  return segments;
-}
-
-/** ACP's `line` (1-based) and `limit` applied to a file's text. */
-export function sliceLines(text: string, line?: number | null, limit?: number | null): string {
-  if (!line && !limit) return text;
-  const lines = text.split("\n");
-  const start = Math.max(0, (line ?? 1) - 1);
-  return lines.slice(start, limit ? start + limit : undefined).join("\n");
 }
 
 export class OpfsWorkspace {
