@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { attributeOversize, OversizeLedger } from "../../../web/src/client/frame-limit.js";
-import { parseFrame, type Frame } from "../../../web/src/client/hermes-protocol.js";
+import { decodeFrame, type Frame } from "../../../web/src/client/hermes-protocol.js";
 
 const frame = (value: unknown): Frame => {
-  const parsed = parseFrame(JSON.stringify(value));
-  if (!parsed.ok) throw new Error("bad frame");
-  return parsed.frame;
+  const decoded = decodeFrame(JSON.stringify(value));
+  if (decoded.kind === "invalid") throw new Error("bad frame");
+  return decoded;
 };
 
 const prompt = (id: number, size: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { text: "x".repeat(size) } });
@@ -21,19 +21,21 @@ describe("attributeOversize", () => {
     ledger.sent(1, small);
     ledger.sent(2, big);
     const out = attributeOversize(limitError(bytes(big)), ledger);
-    expect(out).toMatchObject({ kind: "response", id: 2, error: { code: -32600, message: expect.stringContaining("HERMES_MAX_FRAME_BYTES") } });
-    expect(JSON.parse(out.text)).toMatchObject({ id: 2, error: { data: { frameBytes: bytes(big) } } });
+    expect(out).toEqual({
+      kind: "response",
+      message: { jsonrpc: "2.0", id: 2, error: { code: -32600, message: expect.stringContaining("HERMES_MAX_FRAME_BYTES"), data: { limitBytes: 4194304, frameBytes: bytes(big) } } },
+    });
     // Taken once: the same error again cannot be pinned on anything.
-    expect(attributeOversize(limitError(bytes(big)), ledger)).toMatchObject({ id: null });
+    expect(attributeOversize(limitError(bytes(big)), ledger)).toMatchObject({ message: { id: null } });
   });
 
   it("leaves the error alone when no waiting request has that size, or that request was answered", () => {
     const ledger = new OversizeLedger();
     const big = prompt(3, 9000);
     ledger.sent(3, big);
-    expect(attributeOversize(limitError(bytes(big) + 1), ledger)).toMatchObject({ id: null });
+    expect(attributeOversize(limitError(bytes(big) + 1), ledger)).toMatchObject({ message: { id: null } });
     ledger.answered(3);
-    expect(attributeOversize(limitError(bytes(big)), ledger)).toMatchObject({ id: null });
+    expect(attributeOversize(limitError(bytes(big)), ledger)).toMatchObject({ message: { id: null } });
   });
 
   it("passes other frames through untouched", () => {

@@ -86,12 +86,20 @@ describe("applyUpdate", () => {
 });
 
 describe("local prompts", () => {
-  it("shows the page's own prompt at once and tracks whether it is queued, sent or failed", () => {
-    let t = addLocalPrompt(emptyTranscript(), "p1", [{ type: "text", text: "hi" }], "queued");
-    expect(t.entries[0]).toMatchObject({ kind: "user", state: "queued" });
-    t = setPromptState(t, "p1", "sent");
-    expect(t.entries[0]).toMatchObject({ state: "sent" });
+  it("keeps a queued prompt apart while the running turn streams, and moves it in when its turn starts", () => {
+    let t = addLocalPrompt(emptyTranscript(), "p1", [{ type: "text", text: "first" }], "sent");
+    t = addLocalPrompt(t, "p2", [{ type: "text", text: "second" }], "queued");
+    t = applyUpdate(t, n(chunk("answer to first", "m1")));
+    expect(t.entries.map((e) => e.kind)).toEqual(["user", "agent"]);
+    expect(t.queued.map((q) => q.key)).toEqual(["p2"]);
+    t = setPromptState(t, "p2", "sent");
+    expect(t.queued).toEqual([]);
+    expect(t.entries.map((e) => e.key)).toEqual(["p1", "agent:m1", "p2"]);
+  });
+
+  it("marks a prompt that failed, with the reason", () => {
+    let t = addLocalPrompt(emptyTranscript(), "p1", [{ type: "text", text: "hi" }], "sent");
     t = setPromptState(t, "p1", "failed", "too big");
-    expect(t.entries[0]).toMatchObject({ state: "failed", error: "too big" });
+    expect(t.entries[0]).toMatchObject({ kind: "user", state: "failed", error: "too big" });
   });
 });

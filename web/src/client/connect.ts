@@ -12,6 +12,7 @@ import {
   type CreateElicitationRequest,
   type CreateElicitationResponse,
   type Implementation,
+  type InitializeRequest,
   type InitializeResponse,
   type ReadTextFileRequest,
   type ReadTextFileResponse,
@@ -22,7 +23,15 @@ import {
   type WriteTextFileResponse,
 } from "@agentclientprotocol/sdk";
 import type { WebSocketConstructor } from "@agentclientprotocol/sdk/experimental/ws-client";
-import { ACP_PROTOCOL, PROTOCOL_VERSION, TOKEN_PROTOCOL_PREFIX, TURN_ENDED_METHOD, zTurnEnded, type TurnEnded } from "./hermes-protocol.js";
+import {
+  ACP_PROTOCOL,
+  PROTOCOL_VERSION,
+  TOKEN_PROTOCOL_PREFIX,
+  TURN_ENDED,
+  withTurnEndedCapability,
+  zTurnEndedParams,
+  type TurnEndedParams,
+} from "./hermes-protocol.js";
 import { ReconnectingTransport, type ConnectionStatus } from "./reconnecting-transport.js";
 import { explainRefusal } from "./refusal.js";
 
@@ -32,7 +41,7 @@ type MaybePromise<T> = T | Promise<T>;
 export interface ClientHandlers {
   sessionUpdate?(params: SessionNotification): void;
   /** A turn ended in a session this connection is attached to (whoever started it). */
-  turnEnded?(params: TurnEnded): void;
+  turnEnded?(params: TurnEndedParams): void;
   requestPermission?(params: RequestPermissionRequest, signal: AbortSignal): MaybePromise<RequestPermissionResponse>;
   readTextFile?(params: ReadTextFileRequest, signal: AbortSignal): MaybePromise<ReadTextFileResponse>;
   writeTextFile?(params: WriteTextFileRequest, signal: AbortSignal): MaybePromise<WriteTextFileResponse | void>;
@@ -64,13 +73,6 @@ export interface HermesConnection {
   readonly closed: Promise<void>;
 }
 
-/** Tells the service this client wants `_hermes/turn_ended`, on top of what the caller advertises. */
-function withTurnEnded(capabilities: ClientCapabilities = {}): ClientCapabilities {
-  const meta = capabilities._meta ?? {};
-  const hermes = typeof meta.hermes === "object" && meta.hermes !== null ? meta.hermes : {};
-  return { ...capabilities, _meta: { ...meta, hermes: { ...hermes, turnEnded: true } } };
-}
-
 /**
  * Opens the connection and initializes it.
  * @throws ConnectionRefusedError with the service's reason (wrong key, refused origin, unreachable)
@@ -90,7 +92,7 @@ export async function connect(options: ConnectOptions): Promise<HermesConnection
 
   const app = client({ name: "hermes-edge-web" });
   app.onNotification("session/update", (ctx) => handlers.sessionUpdate?.(ctx.params));
-  app.onNotification(TURN_ENDED_METHOD, zTurnEnded, (ctx) => handlers.turnEnded?.(ctx.params));
+  app.onNotification(TURN_ENDED, zTurnEndedParams, (ctx) => handlers.turnEnded?.(ctx.params));
   const { requestPermission, readTextFile, writeTextFile, createElicitation } = handlers;
   if (requestPermission) app.onRequest("session/request_permission", (ctx) => requestPermission(ctx.params, ctx.signal));
   if (readTextFile) app.onRequest("fs/read_text_file", (ctx) => readTextFile(ctx.params, ctx.signal));
@@ -100,11 +102,13 @@ export async function connect(options: ConnectOptions): Promise<HermesConnection
 
   let initialize: InitializeResponse;
   try {
-    initialize = await connection.agent.request("initialize", {
+    // The reconnect tracker settles prompts from `_hermes/turn_ended`, which the service sends only to clients that ask.
+    const params = withTurnEndedCapability({
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: withTurnEnded(options.clientCapabilities),
+      clientCapabilities: options.clientCapabilities ?? {},
       clientInfo: options.clientInfo ?? { name: "hermes-edge-web", version: "0.1.0" },
-    });
+    }) as InitializeRequest;
+    initialize = await connection.agent.request("initialize", params);
   } catch (err) {
     connection.close();
     transport.close("initialize failed");

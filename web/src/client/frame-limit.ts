@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { idKey, type Frame, type JsonRpcId } from "./hermes-protocol.js";
+import { idKey, type Frame, type RequestId } from "./hermes-protocol.js";
 
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;
@@ -15,18 +15,18 @@ const zOversizeData = z.looseObject({ frameBytes: z.number().int().positive(), l
 
 /** The sizes of large requests still waiting for an answer. */
 export class OversizeLedger {
-  readonly #bySize = new Map<number, JsonRpcId[]>();
+  readonly #bySize = new Map<number, RequestId[]>();
   readonly #sizeOf = new Map<string, number>();
   readonly #encoder = new TextEncoder();
 
-  sent(id: JsonRpcId, text: string): void {
+  sent(id: RequestId, text: string): void {
     if (text.length < MEASURE_FROM_CHARS) return;
     const bytes = this.#encoder.encode(text).byteLength;
     this.#sizeOf.set(idKey(id), bytes);
     this.#bySize.set(bytes, [...(this.#bySize.get(bytes) ?? []), id]);
   }
 
-  answered(id: JsonRpcId): void {
+  answered(id: RequestId): void {
     const key = idKey(id);
     const bytes = this.#sizeOf.get(key);
     if (bytes === undefined) return;
@@ -37,7 +37,7 @@ export class OversizeLedger {
   }
 
   /** The oldest waiting request of exactly `bytes`, removed from the ledger. */
-  take(bytes: number): JsonRpcId | undefined {
+  take(bytes: number): RequestId | undefined {
     const id = this.#bySize.get(bytes)?.[0];
     if (id !== undefined) this.answered(id);
     return id;
@@ -46,11 +46,11 @@ export class OversizeLedger {
 
 /** A `null`-id frame-limit error, re-addressed to the request it refused; any other frame unchanged. */
 export function attributeOversize(frame: Frame, ledger: OversizeLedger): Frame {
-  if (frame.kind !== "response" || frame.id !== null || !frame.error) return frame;
-  const data = zOversizeData.safeParse(frame.error.data);
+  if (frame.kind !== "response" || frame.message.id !== null || !frame.message.error) return frame;
+  const error = frame.message.error;
+  const data = zOversizeData.safeParse(error.data);
   if (!data.success) return frame;
   const id = ledger.take(data.data.frameBytes);
   if (id === undefined) return frame;
-  const error = frame.error;
-  return { kind: "response", id, error, text: JSON.stringify({ jsonrpc: "2.0", id, error }) };
+  return { kind: "response", message: { jsonrpc: "2.0", id, error } };
 }

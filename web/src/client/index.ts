@@ -10,4 +10,4 @@
 export { connect, type ClientHandlers, type ConnectOptions, type HermesConnection } from "./connect.js";
 export { ConnectionRefusedError, type ConnectionStatus } from "./reconnecting-transport.js";
 export type { Refusal, RefusalKind } from "./refusal.js";
-export type { TurnEnded } from "./hermes-protocol.js";
+export type { TurnEndedParams } from "./hermes-protocol.js";

@@ -12,16 +12,16 @@ import type { WebSocketConstructor } from "@agentclientprotocol/sdk/experimental
 import { attributeOversize, OversizeLedger } from "./frame-limit.js";
 import {
   backoffDelay,
+  decodeFrame,
   ErrorCode,
   idKey,
-  OwnRequests,
-  parseFrame,
   reattach,
-  SessionTracker,
-  type EditorAnswer,
+  ReconnectTracker,
+  type ClientAnswer,
   type Frame,
-  type JsonRpcId,
+  type RequestId,
 } from "./hermes-protocol.js";
+import { OwnRequests } from "./own-requests.js";
 import type { Refusal } from "./refusal.js";
 import { openLink, type SocketLink } from "./socket-link.js";
 
@@ -49,7 +49,7 @@ export class ConnectionRefusedError extends Error {
   }
 }
 
-type Queued = { readonly kind: "request"; readonly id: JsonRpcId; readonly text: string } | { readonly kind: "other"; readonly text: string };
+type Queued = { readonly kind: "request"; readonly id: RequestId; readonly text: string } | { readonly kind: "other"; readonly text: string };
 
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 const OWN_REQUEST_TIMEOUT_MS = 30_000;
@@ -61,7 +61,7 @@ const silentLog = { error: () => undefined, warn: () => undefined, info: () => u
 export class ReconnectingTransport {
   readonly stream: Stream;
   readonly #o: TransportOptions;
-  readonly #tracker = new SessionTracker();
+  readonly #tracker = new ReconnectTracker();
   readonly #own = new OwnRequests();
   readonly #oversize = new OversizeLedger();
   /** Requests from the service that the client has not answered yet; a re-sent copy is not handed on twice. */
@@ -196,17 +196,16 @@ export class ReconnectingTransport {
   #fromClient(message: AnyMessage): void {
     if (this.#status.state === "closed") throw new Error(`The connection is closed: ${this.#status.reason}`);
     const text = JSON.stringify(message);
-    const parsed = parseFrame(text);
-    if (!parsed.ok) return;
-    const frame = parsed.frame;
+    const frame = decodeFrame(text);
+    if (frame.kind === "invalid") return;
     if (frame.kind === "request") {
-      this.#tracker.editorRequest(frame);
-      const item = { kind: "request" as const, id: frame.id, text };
+      this.#tracker.clientRequest(frame.message, text);
+      const item = { kind: "request" as const, id: frame.message.id, text };
       if (this.#open) this.#send(item);
       else this.#outbox.push(item);
       return;
     }
-    if (frame.kind === "response" && frame.id !== null) this.#serviceRequests.delete(idKey(frame.id));
+    if (frame.kind === "response" && frame.message.id !== null) this.#serviceRequests.delete(idKey(frame.message.id));
     // Answers to the service's requests may go out while re-attaching; the rest keep their place in line.
     if (frame.kind === "response" ? this.#link !== undefined : this.#open) this.#send({ kind: "other", text });
     else this.#outbox.push({ kind: "other", text });
@@ -217,33 +216,34 @@ export class ReconnectingTransport {
     if (!link) return;
     link.send(JSON.parse(item.text) as AnyMessage);
     if (item.kind === "request") {
-      this.#tracker.editorSent(item.id, null);
+      this.#tracker.clientSent(item.id, null);
       this.#oversize.sent(item.id, item.text);
     }
   }
 
   #fromService(link: SocketLink, message: AnyMessage): void {
     if (this.#link !== link) return;
-    const parsed = parseFrame(JSON.stringify(message));
-    if (!parsed.ok) return;
-    let frame: Frame = parsed.frame;
-    if (frame.kind === "response" && frame.id !== null) {
-      const settled = frame.error ? { kind: "error" as const, error: frame.error } : { kind: "result" as const, result: frame.result };
-      if (this.#own.settle(frame.id, settled)) return;
-      this.#oversize.answered(frame.id);
+    const decoded = decodeFrame(JSON.stringify(message));
+    if (decoded.kind === "invalid") return;
+    let frame: Frame = decoded;
+    if (frame.kind === "response" && frame.message.id !== null) {
+      const { id, error, result } = frame.message;
+      if (this.#own.settle(id, error ? { kind: "error", error } : { kind: "result", result })) return;
+      this.#oversize.answered(id);
     }
     frame = attributeOversize(frame, this.#oversize);
     if (frame.kind === "request") {
-      const key = idKey(frame.id);
+      // After a re-attach the service sends its unanswered requests again; the client already has them.
+      const key = idKey(frame.message.id);
       if (this.#serviceRequests.has(key)) return;
       this.#serviceRequests.add(key);
     }
     const verdict = this.#tracker.fromService(frame);
-    if (verdict.forward) this.#deliver(frame === parsed.frame ? message : (JSON.parse(frame.text) as AnyMessage));
+    if (verdict.forward) this.#deliver(frame === decoded ? message : (frame.message as AnyMessage));
     this.#answer(verdict.answers);
   }
 
-  #answer(answers: readonly EditorAnswer[]): void {
+  #answer(answers: readonly ClientAnswer[]): void {
     for (const { id, result, error } of answers) {
       this.#oversize.answered(id);
       this.#deliver((error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result }) as AnyMessage);

@@ -79,9 +79,12 @@ export function TranscriptView({ transcript }: { transcript: Transcript }) {
   };
   return (
     <div class="transcript" role="log" aria-label="Conversation" ref={box} onScroll={onScroll} tabIndex={0}>
-      {transcript.entries.length === 0 ? <p class="empty">No messages yet. Ask hermes something below.</p> : null}
+      {transcript.entries.length === 0 && transcript.queued.length === 0 ? <p class="empty">No messages yet. Ask hermes something below.</p> : null}
       {transcript.entries.map((entry) => (
         <EntryView key={entry.key} entry={entry} transcript={transcript} />
+      ))}
+      {transcript.queued.map((q) => (
+        <EntryView key={q.key} entry={{ kind: "user", key: q.key, blocks: q.blocks, state: "queued" }} transcript={transcript} />
       ))}
     </div>
   );

@@ -55,12 +55,14 @@ export interface Transcript {
   readonly commands: readonly AvailableCommand[];
   readonly configOptions: readonly SessionConfigOption[];
   readonly title: string | null;
+  /** The page's prompts waiting behind a running turn; they join `entries` when their turn starts. */
+  readonly queued: readonly { readonly key: string; readonly blocks: readonly ContentBlock[] }[];
   /** The highest `_meta.hermes.seq` applied; a replayed copy of an older update is ignored. */
   readonly lastSeq: number;
 }
 
 export function emptyTranscript(): Transcript {
-  return { entries: [], tools: {}, plan: [], usage: null, commands: [], configOptions: [], title: null, lastSeq: 0 };
+  return { entries: [], tools: {}, plan: [], usage: null, commands: [], configOptions: [], title: null, queued: [], lastSeq: 0 };
 }
 
 type Meta = { readonly [key: string]: unknown } | null | undefined;
@@ -205,12 +207,23 @@ function applyKnown(t: Transcript, { update }: SessionNotification): Transcript 
   }
 }
 
-/** The page's own prompt, shown at once (the service does not echo a prompter's message back to it). */
+/**
+ * The page's own prompt, shown at once (the service does not echo a
+ * prompter's message back to it). A queued one waits apart, so the running
+ * turn's answer keeps streaming above it.
+ */
 export function addLocalPrompt(t: Transcript, key: string, blocks: readonly ContentBlock[], state: PromptState): Transcript {
+  if (state === "queued") return { ...t, queued: [...t.queued, { key, blocks }] };
   return { ...t, entries: [...t.entries, { kind: "user", key, blocks, state }] };
 }
 
+/** A prompt's turn started ("sent") or it failed; a queued one moves into the conversation. */
 export function setPromptState(t: Transcript, key: string, state: PromptState, error?: string): Transcript {
+  const waiting = t.queued.find((q) => q.key === key);
+  if (waiting) {
+    const entry: Entry = { kind: "user", key, blocks: waiting.blocks, state, ...(error ? { error } : {}) };
+    return { ...t, queued: t.queued.filter((q) => q.key !== key), entries: [...t.entries, entry] };
+  }
   return {
     ...t,
     entries: t.entries.map((e) => (e.kind === "user" && e.key === key ? { ...e, state, ...(error ? { error } : {}) } : e)),

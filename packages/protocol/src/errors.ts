@@ -1,0 +1,83 @@
+/**
+ * JSON-RPC errors on the wire. There is one error class, the SDK's
+ * `RequestError`; these constructors build it with the messages and `data`
+ * shapes hermes-edge has always sent (`{ detail }`, `{ method }`), so clients
+ * see the same bodies. `toErrorResponse` maps anything thrown to the body sent.
+ * @module
+ */
+import { RequestError, type ErrorResponse } from "@agentclientprotocol/sdk";
+import { ZodError } from "zod";
+
+export { RequestError };
+export type { ErrorResponse };
+
+/** The codes hermes-edge sends (JSON-RPC's, and ACP's -32000/-32002/-32800). */
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** ACP `auth_required`. */
+  authRequired: -32000,
+  /** ACP `resource_not_found`: an unknown (or someone else's) session. */
+  resourceNotFound: -32002,
+  requestCancelled: -32800,
+} as const;
+
+const withDetail = (detail: string | undefined) => (detail ? { detail } : undefined);
+
+export function parseError(detail?: string): RequestError {
+  return new RequestError(ErrorCode.parseError, "Parse error", withDetail(detail));
+}
+
+export function invalidRequest(detail?: string): RequestError {
+  return new RequestError(ErrorCode.invalidRequest, "Invalid request", withDetail(detail));
+}
+
+export function methodNotFound(method: string): RequestError {
+  return new RequestError(ErrorCode.methodNotFound, "Method not found", { method });
+}
+
+export function invalidParams(data?: unknown, message = "Invalid params"): RequestError {
+  return new RequestError(ErrorCode.invalidParams, message, data);
+}
+
+export function internalError(detail?: string): RequestError {
+  return new RequestError(ErrorCode.internalError, "Internal error", withDetail(detail));
+}
+
+export function requestCancelled(): RequestError {
+  return new RequestError(ErrorCode.requestCancelled, "Request cancelled");
+}
+
+export function authRequired(detail?: string): RequestError {
+  return new RequestError(ErrorCode.authRequired, "Authentication required", withDetail(detail));
+}
+
+/** Same answer for unknown and foreign ids, so session ids do not leak. */
+export function sessionNotFound(): RequestError {
+  return new RequestError(ErrorCode.resourceNotFound, "Resource not found", { detail: "no such session" });
+}
+
+/** A body received from a peer (or across Durable Object RPC) as the error it is. */
+export function fromErrorResponse(body: ErrorResponse): RequestError {
+  return new RequestError(body.code, body.message, body.data);
+}
+
+/**
+ * What a thrown value becomes on the wire: a `RequestError` its own body, a
+ * `ZodError` -32602 with its issues, anything else -32603 with its message and
+ * nothing more (it is logged, with its stack, for the operator).
+ */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof RequestError) return bodyOf(err);
+  if (err instanceof ZodError) return bodyOf(invalidParams(err.issues));
+  console.error("unexpected error", err);
+  return bodyOf(internalError(err instanceof Error ? err.message : String(err)));
+}
+
+/** The SDK's `toErrorResponse()` keeps `data: undefined`, which survives structured clone; this drops it. */
+function bodyOf(err: RequestError): ErrorResponse {
+  return err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
+}
