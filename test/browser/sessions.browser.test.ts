@@ -136,3 +136,39 @@ describe("the prompt box", () => {
     await expect.poll(() => agentMessages(page)).toEqual(["Echo: typed, not clicked"]);
   });
 });
+
+describe("rendering a turn", () => {
+  it("shows the plan and a sub-agent tree whose lines open onto each sub-agent's tool calls", async () => {
+    rig.mock.setScript("web-parent", [
+      {
+        toolCalls: [
+          { id: "call_todo", name: "todo", arguments: { todos: [{ content: "Read the notes", status: "in_progress" }, { content: "Summarize them", status: "pending" }] } },
+        ],
+      },
+      { toolCalls: [{ id: "call_delegate", name: "delegate_task", arguments: { tasks: [{ goal: "Read the notes [[mock:web-child-a]]" }, { goal: "Say hi [[mock:web-child-b]]" }] } }] },
+      { text: "Both sub-agents are done." },
+    ]);
+    rig.mock.setScript("web-child-a", [{ toolCalls: [{ name: "read_file", arguments: { path: "/workspace/notes.md" } }] }, { text: "The notes say hello." }]);
+    rig.mock.setScript("web-child-b", [{ text: "hi" }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await page.locator("aside.workspace input[type=file]").setInputFiles({ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("hello\n") });
+    await newSession(page);
+    await send(page, "[[mock:web-parent]] plan, then delegate");
+    await expect.poll(() => agentMessages(page), { timeout: 30_000 }).toEqual(["Both sub-agents are done."]);
+
+    const plan = page.getByRole("region", { name: "Plan" });
+    expect(await plan.getByRole("listitem").allTextContents()).toEqual(["◐ Read the notes (in progress)", "○ Summarize them (pending)"]);
+    const delegate = page.getByRole("article", { name: "Run: Delegate 2 tasks" });
+    const tasks = delegate.getByRole("list", { name: "Sub-agents" }).getByRole("listitem");
+    expect(await tasks.count()).toBe(2);
+    expect(await tasks.locator("summary .pill").allInnerTexts()).toEqual(["completed", "completed"]);
+    expect(await tasks.nth(0).locator("summary").innerText()).toMatch(/\[1\] Read the notes \[\[mock:web-child-a\]\].* · 1 tool call$/);
+    await tasks.nth(0).locator("summary").click();
+    const childCall = tasks.nth(0).getByRole("article", { name: "Read: Read /workspace/notes.md" });
+    expect(await childCall.locator(".pill").innerText()).toBe("done");
+    // The child's tool call is nested, not listed in the conversation itself.
+    expect(await page.locator(".transcript > article.tool").count()).toBe(2);
+    await screenshot(page, "11-plan-and-subagents");
+  });
+});

@@ -48,7 +48,8 @@ function SubagentTree({ call, transcript }: { call: ToolCallView; transcript: Tr
           <li key={task.taskIndex} class={`subagent subagent-${task.state}`}>
             <details>
               <summary>
-                <span class="pill">{task.state}</span> {lines[task.taskIndex] ?? `Task ${task.taskIndex + 1}`}
+                {/* The service's line starts with a status mark; the pill says it in words. */}
+                <span class="pill">{task.state}</span> {lines[task.taskIndex]?.replace(/^\S+\s+/, "") ?? `Task ${task.taskIndex + 1}`}
                 {children.length > 0 ? <span class="muted"> · {children.length} tool call{children.length === 1 ? "" : "s"}</span> : null}
               </summary>
               {children.length === 0 ? <p class="muted">No tool calls yet.</p> : children.map((c) => <ToolCallCard key={c.toolCallId} call={c} transcript={transcript} compact />)}
