@@ -64,6 +64,40 @@ describe("a session", () => {
   });
 });
 
+describe("prompts with images and settings", () => {
+  // A 1×1 PNG.
+  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+  it("sends an attached image as an image block", async () => {
+    rig.mock.setScript("web-image", [{ text: "A tiny image." }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await page.locator(".prompt-box input[type=file]").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
+    await page.getByRole("list", { name: "Attached images" }).getByRole("img", { name: "dot.png" }).waitFor();
+    await send(page, "What is this? [[mock:web-image]]");
+    await expect.poll(() => agentMessages(page)).toEqual(["A tiny image."]);
+    const [call] = rig.mock.calls("web-image");
+    expect(call!.body.messages.at(-1)!.content).toEqual([
+      { type: "text", text: "What is this? [[mock:web-image]]" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
+    ]);
+    expect(await page.locator(".msg-user img.prompt-image").count()).toBe(1);
+    expect(await page.getByRole("list", { name: "Attached images" }).count()).toBe(0);
+  });
+
+  it("switches the mode with the session's config picker", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const mode = page.getByRole("combobox", { name: "Mode", exact: true });
+    await mode.selectOption({ label: "Read only" });
+    await send(page, "/mode");
+    await expect.poll(async () => (await agentMessages(page)).join("")).toMatch(/read_only/);
+    expect(await mode.inputValue()).toBe("read_only");
+  });
+});
+
 describe("the browser workspace", () => {
   async function uploadNotes(page: import("playwright-core").Page, text: string): Promise<void> {
     await page.locator("aside.workspace input[type=file]").setInputFiles({ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from(text) });

@@ -94,7 +94,7 @@ export class ReconnectingTransport {
   /** Opens the first socket. Rejects with {@link ConnectionRefusedError} when it cannot. */
   async start(): Promise<void> {
     const outcome = await this.#openSocket();
-    if (outcome === "open") return;
+    if (outcome === "open" || outcome === "dropped") return;
     this.close(outcome.message);
     throw new ConnectionRefusedError(outcome);
   }
@@ -122,8 +122,12 @@ export class ReconnectingTransport {
     return this.#status.state === "closed";
   }
 
-  /** Opens a socket and re-attaches; "open", or why it failed. */
-  async #openSocket(): Promise<"open" | Refusal> {
+  /**
+   * Opens a socket and re-attaches: "open"; "dropped" when the socket opened
+   * but closed again (its close handler schedules the next attempt); or why
+   * it did not open.
+   */
+  async #openSocket(): Promise<"open" | "dropped" | Refusal> {
     const outcome = await openLink(
       this.#o.url,
       this.#o.protocols,
@@ -154,10 +158,10 @@ export class ReconnectingTransport {
     });
     // Prompts the service never received go out again first.
     this.#outbox = [...result.resend.map(({ id, text }) => ({ kind: "request" as const, id, text })), ...this.#outbox];
-    if (this.#link !== link || this.#isClosed()) return { kind: "other", message: "the connection dropped while re-attaching", final: false };
+    if (this.#link !== link || this.#isClosed()) return "dropped";
     if (!result.ok) {
-      link.close(4000, "re-attach failed");
-      return { kind: "other", message: `re-attaching failed: ${result.reason}`, final: false };
+      link.close(4000, `re-attaching failed: ${result.reason}`.slice(0, 120));
+      return "dropped";
     }
     this.#open = true;
     this.#setStatus({ state: "open" });
@@ -181,12 +185,13 @@ export class ReconnectingTransport {
   }
 
   #scheduleReconnect(reason: string): void {
+    clearTimeout(this.#retry);
     const delay = backoffDelay(this.#attempt, this.#o.random ?? Math.random);
     this.#attempt += 1;
     this.#setStatus({ state: "reconnecting", attempt: this.#attempt, reason });
     this.#retry = setTimeout(() => {
       void this.#openSocket().then((outcome) => {
-        if (outcome === "open" || this.#isClosed()) return;
+        if (outcome === "open" || outcome === "dropped" || this.#isClosed()) return;
         if (outcome.final) this.close(outcome.message);
         else this.#scheduleReconnect(outcome.message);
       });

@@ -133,17 +133,18 @@ export class AppController {
 
   signOut(): void {
     clearKey();
-    this.#connection?.close();
+    const connection = this.#connection;
     this.#connection = null;
     this.#prompts.clear();
     this.#state = INITIAL;
+    connection?.close();
     this.#set({});
   }
 
   #onStatus(status: ConnectionStatus): void {
     this.#set({ status });
     // Closed for good after signing in (say, the key was revoked): back to the form, with the reason.
-    if (status.state === "closed" && this.#state.phase === "ready") {
+    if (status.state === "closed" && this.#connection && this.#state.phase === "ready") {
       this.#connection = null;
       this.#set({ phase: "signed-out", signInError: status.reason });
     }
