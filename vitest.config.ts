@@ -7,11 +7,13 @@
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
  * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).
+ * - `browser`: the web client in real Chromium against `wrangler dev`.
  * The groups run one after another (`sequence.groupOrder`): on two cores,
  * workerd, the proxy's subprocesses and `wrangler dev` compete otherwise.
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { buildWeb } from "./scripts/build-web.js";
 import { hermeticWranglerConfig } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
@@ -19,6 +21,8 @@ export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
 export const TEST_ADMIN_TOKEN = "admin-test-token";
 
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] directory must exist before the workers pool reads it.
+  await buildWeb();
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -66,6 +70,17 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 90_000,
             hookTimeout: 90_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            sequence: { groupOrder: 4 },
+            include: ["test/browser/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 90_000,
+            hookTimeout: 120_000,
             fileParallelism: false,
           },
         },

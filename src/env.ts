@@ -22,6 +22,8 @@ export interface Env {
   HERMES_ADMIN_TOKEN?: string;
   /** Default tenant limits, JSON: `{"maxConcurrentTurns": 4, "maxConcurrentSubagents": 6, "dailyTokens": 2000000}`. */
   HERMES_TENANT_LIMITS?: string;
+  /** Browser origins allowed besides the service's own (comma list, `*` for one port or label); default localhost and 127.0.0.1. */
+  HERMES_ALLOWED_ORIGINS?: string;
   HERMES_MAX_FRAME_BYTES?: string;
   HERMES_CONTEXT_WINDOW?: string;
   /** How long a permission request waits for the user before it counts as denied (default 60000). */

@@ -9,6 +9,7 @@ import type { Env } from "./env.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
 import { ErrorCode, httpError, onError } from "./http/http-error.js";
+import { corsPolicy, originPolicy } from "./http/origin-policy.js";
 import { rest } from "./http/rest.js";
 import { KEY_ID_HEADER } from "./keys/key-watch.js";
 import registryManifest from "../registry/agent.json";
@@ -18,6 +19,10 @@ export { SessionObject } from "./durable/session-object.js";
 export { TenantObject } from "./durable/tenant-object.js";
 
 const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
+
+// Browsers first: a foreign Origin is refused before anything else runs. (The
+// web client at / and /client.js are static assets, served before the Worker.)
+app.use("*", originPolicy(), corsPolicy());
 
 app.get("/health", (c) => c.json({ ok: true, name: AGENT_NAME, version: AGENT_VERSION }));
 

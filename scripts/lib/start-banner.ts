@@ -29,6 +29,7 @@ export function startBanner({ root, wsUrl, vars }: BannerInput): string {
   return [
     "",
     "hermes-edge is running",
+    `  web client    : ${wsUrl.replace(/^ws/, "http").replace(/\/acp$/, "/")}  (sign in with the token)`,
     `  WebSocket URL : ${wsUrl}`,
     `  token         : ${bootstrap ? `${token}  (tenant "${bootstrap.tenant}", HERMES_EDGE_TOKENS in .dev.vars)` : "none in .dev.vars: create a key (below)"}`,
     `  ${model}`,

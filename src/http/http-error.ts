@@ -52,10 +52,17 @@ export function statusOfCode(code: number): ContentfulStatusCode {
   return STATUS_OF_CODE.get(code) ?? 500;
 }
 
-/** The response for an error body; a 500 never carries the original message or data. */
-export function errorResponse(body: ErrorBody, init: { status?: ContentfulStatusCode; headers?: HeadersInit } = {}): Response {
+export interface ErrorInit {
+  status?: ContentfulStatusCode;
+  headers?: HeadersInit;
+  /** A 500 whose message is for the operator (a broken configuration variable), not an internal detail. */
+  expose?: boolean;
+}
+
+/** The response for an error body; a 500 never carries the original message or data unless `expose`. */
+export function errorResponse(body: ErrorBody, init: ErrorInit = {}): Response {
   const status = init.status ?? statusOfCode(body.code);
-  const safe: ErrorBody = status >= 500 ? { code: ErrorCode.internalError, message: "Internal error" } : body;
+  const safe: ErrorBody = status >= 500 && !init.expose ? { code: ErrorCode.internalError, message: "Internal error" } : body;
   const error = safe.data === undefined ? { code: safe.code, message: safe.message } : safe;
   return Response.json({ error }, { status, headers: init.headers });
 }
@@ -65,7 +72,7 @@ export function httpError(
   code: number,
   message: string,
   data?: unknown,
-  init: { status?: ContentfulStatusCode; headers?: HeadersInit } = {},
+  init: ErrorInit = {},
 ): HTTPException {
   const res = errorResponse({ code, message, data }, init);
   return new HTTPException(res.status as ContentfulStatusCode, { res, message });

@@ -1,0 +1,17 @@
+/**
+ * Real Chromium for the browser tests: Debian's `chromium` package driven by
+ * `playwright-core` (playwright's own browser download cannot be reached
+ * here; `.ci/run` installs the package when it is missing).
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.HERMES_CHROMIUM ?? "/usr/bin/chromium";
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" (or set HERMES_CHROMIUM)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}

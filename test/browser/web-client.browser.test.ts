@@ -1,0 +1,238 @@
+/**
+ * The web client at `/` in real Chromium against `wrangler dev` and the mock
+ * model: every control found by its accessible name.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./support/screenshots.js";
+import { agentMessages, KEY, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+
+let rig: WebRig;
+
+beforeAll(async () => {
+  rig = await startWebRig();
+});
+
+afterAll(async () => {
+  await rig?.stop();
+});
+
+describe("signing in", () => {
+  it("shows the service's reason for a wrong key and stays on the form", async () => {
+    const { page } = await rig.page();
+    await page.goto(rig.url);
+    await screenshot(page, "01-sign-in");
+    await page.getByLabel("Service key", { exact: true }).fill("not-the-key");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe("The service refused the key: unknown token");
+    expect(await page.getByLabel("Service key", { exact: true }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length])).toEqual([0, 0]);
+    await screenshot(page, "02-wrong-key");
+  });
+
+  it("keeps the key in sessionStorage, or in localStorage when asked to remember this browser", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([KEY, null]);
+    await page.reload();
+    await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await signIn(page, rig.url, KEY, true);
+    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([null, KEY]);
+    expect(page.url()).toBe(rig.url);
+  });
+});
+
+describe("a session", () => {
+  it("streams an answer as markdown with the thought folded away", async () => {
+    rig.mock.setScript("web-stream", [
+      { reasoning: "Thinking about greetings.", chunks: ["## Hello", " from the edge\n\n", "Some **bold** text and `code`."], chunkDelayMs: 30 },
+    ]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Say hello [[mock:web-stream]]");
+    await page.getByRole("heading", { name: "Hello from the edge" }).waitFor();
+    await expect.poll(() => agentMessages(page)).toEqual(["Hello from the edge\n\nSome bold text and code."]);
+    expect(await page.locator(".msg-agent strong").innerText()).toBe("bold");
+    const thought = page.locator("details.thought");
+    expect(await thought.getAttribute("open")).toBeNull();
+    expect(await thought.locator("summary").innerText()).toBe("Thought");
+    await screenshot(page, "03-streamed-answer");
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("prompts with images and settings", () => {
+  // A 1×1 PNG.
+  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+  it("sends an attached image as an image block", async () => {
+    rig.mock.setScript("web-image", [{ text: "A tiny image." }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await page.locator(".prompt-box input[type=file]").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
+    await page.getByRole("list", { name: "Attached images" }).getByRole("img", { name: "dot.png" }).waitFor();
+    await send(page, "What is this? [[mock:web-image]]");
+    await expect.poll(() => agentMessages(page)).toEqual(["A tiny image."]);
+    const [call] = rig.mock.calls("web-image");
+    expect(call!.body.messages.at(-1)!.content).toEqual([
+      { type: "text", text: "What is this? [[mock:web-image]]" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
+    ]);
+    expect(await page.locator(".msg-user img.prompt-image").count()).toBe(1);
+    expect(await page.getByRole("list", { name: "Attached images" }).count()).toBe(0);
+  });
+
+  it("switches the mode with the session's config picker", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const mode = page.getByRole("combobox", { name: "Mode", exact: true });
+    await mode.selectOption({ label: "Read only" });
+    await send(page, "/mode");
+    await expect.poll(async () => (await agentMessages(page)).join("")).toMatch(/read_only/);
+    expect(await mode.inputValue()).toBe("read_only");
+  });
+});
+
+describe("the browser workspace", () => {
+  async function uploadNotes(page: import("playwright-core").Page, text: string): Promise<void> {
+    await page.locator("aside.workspace input[type=file]").setInputFiles({ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from(text) });
+    await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "notes.md", exact: true }).waitFor();
+  }
+
+  const opfsText = (page: import("playwright-core").Page) =>
+    page.evaluate(async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace");
+      return (await (await root.getFileHandle("notes.md")).getFile()).text();
+    });
+
+  it("lets write_file change a file after asking in a dialog, and shows the diff", async () => {
+    rig.mock.setScript("web-write", [
+      { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "# Notes\n\nhello from hermes\n" } }] },
+      { text: "I rewrote `notes.md`." },
+    ]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "# Notes\n\nold line\n");
+    await newSession(page);
+    await send(page, "Rewrite my notes [[mock:web-write]]");
+    const dialog = page.getByRole("dialog", { name: "Write /workspace/notes.md" });
+    await dialog.waitFor();
+    expect(await dialog.getByRole("button").allInnerTexts()).toEqual(["Allow once", "Allow for this session", "Always allow in this project", "Deny"]);
+    const diff = dialog.getByRole("table", { name: "Changes to /workspace/notes.md" });
+    expect(await diff.locator("tr.diff-del td.code").allInnerTexts()).toEqual(["old line"]);
+    expect(await diff.locator("tr.diff-add td.code").allInnerTexts()).toEqual(["hello from hermes"]);
+    await screenshot(page, "04-permission-dialog");
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["I rewrote notes.md."]);
+    const card = page.getByRole("article", { name: "Edit: Write /workspace/notes.md" });
+    expect(await card.locator(".pill").innerText()).toBe("done");
+    expect(await card.locator("tr.diff-add td.code").allInnerTexts()).toEqual(["hello from hermes"]);
+    expect(await opfsText(page)).toBe("# Notes\n\nhello from hermes\n");
+    await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "notes.md", exact: true }).click();
+    expect(await page.getByRole("region", { name: "Contents of /workspace/notes.md" }).locator("pre").innerText()).toBe("# Notes\n\nhello from hermes\n");
+    await screenshot(page, "05-file-written");
+    expect(errors).toEqual([]);
+  });
+
+  it("leaves the file alone when the user denies", async () => {
+    rig.mock.setScript("web-deny", [
+      { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "overwritten\n" } }] },
+      { text: "Understood, I left it." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "keep me\n");
+    await newSession(page);
+    await send(page, "Overwrite my notes [[mock:web-deny]]");
+    await page.getByRole("dialog").getByRole("button", { name: "Deny", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Understood, I left it."]);
+    expect(await page.getByRole("article", { name: "Edit: Write /workspace/notes.md" }).locator(".pill").innerText()).toBe("failed");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await opfsText(page)).toBe("keep me\n");
+  });
+});
+
+describe("turns", () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i + 1} `);
+
+  it("cancels a running turn", async () => {
+    rig.mock.setScript("web-cancel", [{ chunks: words(400), chunkDelayMs: 40 }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Talk for a long time [[mock:web-cancel]]");
+    await expect.poll(async () => (await agentMessages(page)).join("").includes("w3 ")).toBe(true);
+    expect(await page.getByText("Turn running").isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    await page.getByText("Turn cancelled.").waitFor();
+    expect(await page.getByRole("button", { name: "Cancel", exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByText("Turn running").count()).toBe(0);
+    const text = (await agentMessages(page)).join("");
+    expect(text.length).toBeLessThan(words(400).join("").length);
+  });
+
+  it("shows a prompt sent during a turn as queued, then runs it", async () => {
+    rig.mock.setScript("web-queue", [{ chunks: words(40), chunkDelayMs: 40 }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "First [[mock:web-queue]]");
+    await expect.poll(async () => (await agentMessages(page)).join("").includes("w2 ")).toBe(true);
+    await send(page, "Second, after that");
+    const queued = page.locator(".msg-user.is-queued");
+    await queued.waitFor();
+    expect(await queued.innerText()).toContain("Second, after that");
+    expect(await queued.locator(".pill").textContent()).toBe("Queued");
+    await screenshot(page, "06-queued-prompt");
+    await expect.poll(() => agentMessages(page), { timeout: 20_000 }).toEqual([words(40).join("").trim(), "Echo: Second, after that"]);
+    expect(await queued.count()).toBe(0);
+  });
+
+  it("reconnects after the socket is cut mid-turn and shows the full answer exactly once", async () => {
+    const all = words(60);
+    rig.mock.setScript("web-cut", [{ chunks: all, chunkDelayMs: 50 }]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Stream through a network failure [[mock:web-cut]]");
+    await expect.poll(async () => (await agentMessages(page)).join("").includes("w5 ")).toBe(true);
+    rig.cutter.cut(1500);
+    const status = page.getByRole("status");
+    await expect.poll(() => status.innerText()).toMatch(/^Reconnecting…/);
+    await screenshot(page, "07-reconnecting");
+    await expect.poll(() => status.innerText(), { timeout: 20_000 }).toBe("Connected");
+    await expect.poll(() => agentMessages(page), { timeout: 20_000 }).toEqual([all.join("").trim()]);
+    await expect.poll(() => page.getByText("Turn running").count()).toBe(0);
+    expect(await page.locator(".msg-user").count()).toBe(1);
+    // Only the failed connection attempts during the outage may complain.
+    expect(errors.filter((e) => !/WebSocket|net::ERR_/.test(e))).toEqual([]);
+  });
+});
+
+describe("bad input", () => {
+  it("refuses a 5 MB pasted prompt with the frame limit's message, and stays usable", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const big = "x".repeat(5 * 1024 * 1024);
+    await page.evaluate((text) => navigator.clipboard.writeText(text), big);
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    await prompt.focus();
+    await page.keyboard.press("Control+V");
+    await expect.poll(() => prompt.evaluate((el) => (el as HTMLTextAreaElement).value.length)).toBe(big.length);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/^Frame of \d+ bytes exceeds the 4194304-byte limit \(HERMES_MAX_FRAME_BYTES\)/);
+    expect(await page.locator(".msg-user .pill").textContent()).toBe("Not sent");
+    expect(await page.getByText("Turn running").count()).toBe(0);
+    await screenshot(page, "08-frame-limit");
+    await send(page, "still here?");
+    await expect.poll(() => agentMessages(page)).toEqual(["Echo: still here?"]);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The page: the sign-in form, or the workbench (sessions, the open session,
+ * the browser workspace) with the connection's status and any permission
+ * request on top.
+ * @module
+ */
+import type { AppController } from "../state/app-controller.js";
+import { useAppState } from "../use-app-state.js";
+import { PermissionDialog } from "./permission-dialog.js";
+import { SessionList } from "./session-list.js";
+import { SessionPane } from "./session-pane.js";
+import { SignIn } from "./sign-in.js";
+import { WorkspacePanel } from "./workspace-panel.js";
+
+export function App({ controller }: { controller: AppController }) {
+  const state = useAppState(controller);
+  if (state.phase !== "ready") return <SignIn controller={controller} state={state} />;
+  const status = state.status;
+  const ask = state.permissions[0];
+  const askTitle = ask ? (state.transcripts[ask.params.sessionId]?.title ?? null) : null;
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <div class="brand">
+          <img src="/favicon.svg" alt="" width={22} height={22} />
+          <span>hermes-edge</span>
+        </div>
+        {status?.state === "reconnecting" ? (
+          <p class="status status-reconnecting" role="status">
+            Reconnecting… <span class="muted">(attempt {status.attempt})</span>
+          </p>
+        ) : (
+          <p class="status status-open" role="status">
+            Connected
+          </p>
+        )}
+        <button type="button" class="link" onClick={() => controller.signOut()}>
+          Sign out
+        </button>
+      </header>
+      {state.error ? (
+        <div class="banner error" role="alert">
+          <span>{state.error}</span>
+          <button type="button" class="icon" aria-label="Dismiss" onClick={() => controller.dismissError()}>
+            ×
+          </button>
+        </div>
+      ) : null}
+      <div class="workbench">
+        <SessionList controller={controller} state={state} />
+        <main class="main">
+          {state.activeSessionId ? (
+            <SessionPane controller={controller} state={state} sessionId={state.activeSessionId} />
+          ) : (
+            <div class="welcome">
+              <h2>Start a session</h2>
+              <p class="muted">Pick a session on the left, or start one in a working directory. Sessions live on the service: open them from any browser or editor.</p>
+            </div>
+          )}
+        </main>
+        <WorkspacePanel workspace={controller.workspace} />
+      </div>
+      {ask ? <PermissionDialog key={ask.id} ask={ask} sessionTitle={askTitle} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * The agent asks before it edits or runs something: a modal dialog showing
+ * what would happen (the diff, the command) with one button per option,
+ * named as the service names them ("Allow once", "Deny", …).
+ * @module
+ */
+import { useEffect, useRef } from "preact/hooks";
+import type { PermissionAsk } from "../state/app-controller.js";
+import { ToolContent } from "./tool-call-card.js";
+
+export function PermissionDialog({ ask, sessionTitle }: { ask: PermissionAsk; sessionTitle: string | null }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const el = dialog.current;
+    if (el && !el.open) el.showModal();
+    return () => el?.close();
+  }, [ask.id]);
+  const { toolCall, options } = ask.params;
+  const title = toolCall.title ?? "The agent asks for permission";
+  return (
+    <dialog
+      ref={dialog}
+      class="permission"
+      aria-labelledby={`permission-title-${ask.id}`}
+      aria-describedby={`permission-body-${ask.id}`}
+      // Escape must not dismiss it silently: the agent waits for an answer.
+      onCancel={(e) => e.preventDefault()}
+    >
+      <p class="eyebrow">Permission needed</p>
+      <h2 id={`permission-title-${ask.id}`}>{title}</h2>
+      {sessionTitle ? <p class="muted small">In session “{sessionTitle}”</p> : null}
+      <div id={`permission-body-${ask.id}`} class="permission-body">
+        {(toolCall.content ?? []).map((item, i) => (
+          <ToolContent key={i} item={item} />
+        ))}
+      </div>
+      <div class="permission-actions">
+        {options.map((option, i) => (
+          <button
+            key={option.optionId}
+            type="button"
+            class={option.kind.startsWith("reject") ? "danger" : i === 0 ? "" : "secondary"}
+            autofocus={i === 0}
+            onClick={() => ask.answer(option.optionId)}
+          >
+            {option.name}
+          </button>
+        ))}
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,167 @@
+/**
+ * The prompt box: a textarea ("Prompt"), "Send" and "Cancel". Enter sends,
+ * Shift+Enter starts a new line. A `/` at the start offers the session's
+ * slash commands (arrows to choose, Tab or Enter to complete). Pasted or
+ * attached images go with the prompt as image blocks.
+ * @module
+ */
+import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
+import { useRef, useState } from "preact/hooks";
+import { matchingCommands } from "../state/slash-completion.js";
+
+interface Attachment {
+  readonly name: string;
+  readonly mimeType: string;
+  readonly data: string;
+}
+
+function readAsBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+export function PromptBox(props: {
+  commands: readonly AvailableCommand[];
+  running: boolean;
+  canAttachImages: boolean;
+  onSend: (blocks: ContentBlock[]) => void;
+  onCancel: () => void;
+}) {
+  const [text, setText] = useState("");
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [selected, setSelected] = useState(0);
+  const [dismissed, setDismissed] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const suggestions = dismissed ? [] : matchingCommands(text, props.commands);
+
+  const attach = async (files: Iterable<File>) => {
+    const images = [...files].filter((f) => f.type.startsWith("image/"));
+    const read = await Promise.all(images.map(async (f) => ({ name: f.name || "pasted image", mimeType: f.type, data: await readAsBase64(f) })));
+    setAttachments((current) => [...current, ...read]);
+  };
+
+  const send = () => {
+    if (!text.trim() && attachments.length === 0) return;
+    const blocks: ContentBlock[] = [
+      ...(text.trim() ? [{ type: "text" as const, text }] : []),
+      ...attachments.map((a) => ({ type: "image" as const, mimeType: a.mimeType, data: a.data })),
+    ];
+    props.onSend(blocks);
+    setText("");
+    setAttachments([]);
+  };
+
+  const complete = (command: AvailableCommand) => {
+    setText(`/${command.name} `);
+    setSelected(0);
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (suggestions.length > 0) {
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : -1;
+        setSelected((i) => (i + step + suggestions.length) % suggestions.length);
+        return;
+      }
+      if (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey)) {
+        event.preventDefault();
+        complete(suggestions[Math.min(selected, suggestions.length - 1)]!);
+        return;
+      }
+      if (event.key === "Escape") {
+        setDismissed(true);
+        return;
+      }
+    }
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  };
+
+  return (
+    <form
+      class="prompt-box"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      {suggestions.length > 0 ? (
+        <ul class="commands" role="listbox" id="slash-commands" aria-label="Slash commands">
+          {suggestions.map((c, i) => (
+            <li key={c.name} role="option" aria-selected={i === selected} onMouseDown={(e) => (e.preventDefault(), complete(c))}>
+              <span class="command-name">/{c.name}</span> <span class="muted">{c.description}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {attachments.length > 0 ? (
+        <ul class="attachments" aria-label="Attached images">
+          {attachments.map((a, i) => (
+            <li key={i}>
+              <img src={`data:${a.mimeType};base64,${a.data}`} alt={a.name} />
+              <button type="button" aria-label={`Remove ${a.name}`} onClick={() => setAttachments((all) => all.filter((_, j) => j !== i))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <label for="prompt" class="visually-hidden">
+        Prompt
+      </label>
+      <textarea
+        id="prompt"
+        rows={3}
+        placeholder={props.running ? "A turn is running: what you send now waits its turn" : "Ask hermes… (/ for commands, Shift+Enter for a new line)"}
+        value={text}
+        aria-controls={suggestions.length > 0 ? "slash-commands" : undefined}
+        onInput={(e) => {
+          setText((e.target as HTMLTextAreaElement).value);
+          setDismissed(false);
+          setSelected(0);
+        }}
+        onKeyDown={onKeyDown}
+        onPaste={(e) => {
+          const files = e.clipboardData?.files;
+          if (props.canAttachImages && files && files.length > 0) {
+            e.preventDefault();
+            void attach(files);
+          }
+        }}
+      />
+      <div class="prompt-actions">
+        {props.canAttachImages ? (
+          <>
+            <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
+              Attach image
+            </button>
+            <input
+              ref={fileInput}
+              type="file"
+              accept="image/*"
+              multiple
+              hidden
+              onChange={(e) => {
+                const input = e.target as HTMLInputElement;
+                if (input.files) void attach(input.files);
+                input.value = "";
+              }}
+            />
+          </>
+        ) : null}
+        <span class="spacer" />
+        <button type="button" class="secondary" onClick={props.onCancel} disabled={!props.running}>
+          Cancel
+        </button>
+        <button type="submit">Send</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,269 @@
+/**
+ * The page's state and everything that changes it: sign-in, the session
+ * list, open sessions and their transcripts, prompts (queued while a turn
+ * runs), permission requests waiting for the user, the connection's status.
+ * Components read a snapshot and call methods; the connection is the client
+ * module's `connect()`, the same one integrators use.
+ * @module
+ */
+import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionInfo, StopReason } from "@agentclientprotocol/sdk";
+import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
+import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
+import { clearKey, saveKey } from "./key-store.js";
+import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
+
+export interface PermissionAsk {
+  readonly id: number;
+  readonly params: RequestPermissionRequest;
+  readonly answer: (optionId: string | null) => void;
+}
+
+export interface SessionsState {
+  readonly items: readonly SessionInfo[];
+  readonly nextCursor: string | null;
+  readonly filter: string;
+  readonly loading: boolean;
+  readonly error: string | null;
+}
+
+export interface AppState {
+  readonly phase: "signed-out" | "signing-in" | "ready";
+  readonly signInError: string | null;
+  readonly status: ConnectionStatus | null;
+  readonly sessions: SessionsState;
+  readonly activeSessionId: string | null;
+  readonly transcripts: Readonly<Record<string, Transcript>>;
+  /** Sessions with a turn running, started here or by another client. */
+  readonly running: Readonly<Record<string, boolean>>;
+  readonly permissions: readonly PermissionAsk[];
+  readonly error: string | null;
+}
+
+const NO_SESSIONS: SessionsState = { items: [], nextCursor: null, filter: "", loading: false, error: null };
+
+const INITIAL: AppState = {
+  phase: "signed-out",
+  signInError: null,
+  status: null,
+  sessions: NO_SESSIONS,
+  activeSessionId: null,
+  transcripts: {},
+  running: {},
+  permissions: [],
+  error: null,
+};
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function turnRunning(meta: unknown): boolean {
+  const turn = (meta as { hermes?: { turn?: { state?: string } } } | null | undefined)?.hermes?.turn;
+  return turn?.state === "running";
+}
+
+export class AppController {
+  readonly workspace = new OpfsWorkspace();
+  #state: AppState = INITIAL;
+  readonly #listeners = new Set<() => void>();
+  #connection: HermesConnection | null = null;
+  /** Prompt keys per session, oldest first: the first is running, the rest are queued. */
+  readonly #prompts = new Map<string, string[]>();
+  #nextKey = 1;
+
+  getState = (): AppState => this.#state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  #set(patch: Partial<AppState>): void {
+    this.#state = { ...this.#state, ...patch };
+    for (const listener of this.#listeners) listener();
+  }
+
+  #transcript(sessionId: string, change: (t: Transcript) => Transcript): void {
+    const current = this.#state.transcripts[sessionId] ?? emptyTranscript();
+    this.#set({ transcripts: { ...this.#state.transcripts, [sessionId]: change(current) } });
+  }
+
+  #setRunning(sessionId: string, running: boolean): void {
+    this.#set({ running: { ...this.#state.running, [sessionId]: running } });
+  }
+
+  get #agent() {
+    if (!this.#connection) throw new Error("not signed in");
+    return this.#connection.agent;
+  }
+
+  async signIn(key: string, remember: boolean): Promise<void> {
+    if (!key.trim()) {
+      this.#set({ signInError: "Enter a service key." });
+      return;
+    }
+    this.#set({ phase: "signing-in", signInError: null });
+    const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/acp`;
+    const fs = OpfsWorkspace.available();
+    try {
+      this.#connection = await connect({
+        url,
+        key: key.trim(),
+        clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
+        clientInfo: { name: "hermes-edge-web", title: "hermes-edge web client", version: "0.1.0" },
+        onStatus: (status) => this.#onStatus(status),
+        handlers: {
+          sessionUpdate: (n) => this.#transcript(n.sessionId, (t) => applyUpdate(t, n)),
+          turnEnded: ({ sessionId }) => {
+            if (!this.#prompts.get(sessionId)?.length) this.#setRunning(sessionId, false);
+          },
+          requestPermission: (params, signal) => this.#askPermission(params, signal),
+          readTextFile: (params) => this.workspace.readTextFile(params),
+          writeTextFile: (params) => this.workspace.writeTextFile(params),
+        },
+      });
+    } catch (err) {
+      this.#set({ phase: "signed-out", signInError: messageOf(err), status: null });
+      return;
+    }
+    saveKey(key.trim(), remember);
+    this.#set({ phase: "ready", signInError: null });
+    await this.refreshSessions();
+  }
+
+  signOut(): void {
+    clearKey();
+    const connection = this.#connection;
+    this.#connection = null;
+    this.#prompts.clear();
+    this.#state = INITIAL;
+    connection?.close();
+    this.#set({});
+  }
+
+  #onStatus(status: ConnectionStatus): void {
+    this.#set({ status });
+    // Closed for good after signing in (say, the key was revoked): back to the form, with the reason.
+    if (status.state === "closed" && this.#connection && this.#state.phase === "ready") {
+      this.#connection = null;
+      this.#set({ phase: "signed-out", signInError: status.reason });
+    }
+  }
+
+  async refreshSessions(filter = this.#state.sessions.filter): Promise<void> {
+    this.#set({ sessions: { ...this.#state.sessions, filter, loading: true, error: null } });
+    try {
+      const page = await this.#agent.request("session/list", filter.trim() ? { cwd: filter.trim() } : {});
+      this.#set({ sessions: { items: page.sessions, nextCursor: page.nextCursor ?? null, filter, loading: false, error: null } });
+    } catch (err) {
+      this.#set({ sessions: { ...this.#state.sessions, items: [], nextCursor: null, loading: false, error: messageOf(err) } });
+    }
+  }
+
+  async loadMoreSessions(): Promise<void> {
+    const { filter, nextCursor, items } = this.#state.sessions;
+    if (!nextCursor) return;
+    this.#set({ sessions: { ...this.#state.sessions, loading: true } });
+    try {
+      const page = await this.#agent.request("session/list", { cursor: nextCursor, ...(filter.trim() ? { cwd: filter.trim() } : {}) });
+      this.#set({ sessions: { items: [...items, ...page.sessions], nextCursor: page.nextCursor ?? null, filter, loading: false, error: null } });
+    } catch (err) {
+      this.#set({ sessions: { ...this.#state.sessions, loading: false, error: messageOf(err) } });
+    }
+  }
+
+  async newSession(cwd: string): Promise<void> {
+    this.#set({ error: null });
+    try {
+      const created = await this.#agent.request("session/new", { cwd: cwd.trim(), mcpServers: [] });
+      const info: SessionInfo = { sessionId: created.sessionId, cwd: cwd.trim(), title: null, updatedAt: new Date().toISOString() };
+      this.#transcript(created.sessionId, (t) => ({ ...t, configOptions: created.configOptions ?? t.configOptions }));
+      this.#set({ activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
+    } catch (err) {
+      this.#set({ error: `Could not start a session in "${cwd}": ${messageOf(err)}` });
+    }
+  }
+
+  /** Shows a session, loading its history the first time (and any turn another client is running in it). */
+  async openSession(sessionId: string): Promise<void> {
+    this.#set({ activeSessionId: sessionId, error: null });
+    if (this.#state.transcripts[sessionId]) return;
+    const info = this.#state.sessions.items.find((s) => s.sessionId === sessionId);
+    this.#transcript(sessionId, () => emptyTranscript());
+    try {
+      const loaded = await this.#agent.request("session/load", { sessionId, cwd: info?.cwd ?? "/", mcpServers: [] });
+      this.#transcript(sessionId, (t) => ({ ...t, configOptions: loaded.configOptions ?? t.configOptions }));
+      this.#setRunning(sessionId, turnRunning(loaded._meta));
+    } catch (err) {
+      const { [sessionId]: _dropped, ...rest } = this.#state.transcripts;
+      this.#set({ transcripts: rest, error: `Could not open the session: ${messageOf(err)}` });
+    }
+  }
+
+  /** Sends a prompt; while a turn runs it waits in the service's queue and shows as queued here. */
+  async prompt(sessionId: string, blocks: ContentBlock[]): Promise<void> {
+    const key = `local:${this.#nextKey++}`;
+    const waiting = this.#prompts.get(sessionId) ?? [];
+    const queued = waiting.length > 0 || this.#state.running[sessionId] === true;
+    this.#prompts.set(sessionId, [...waiting, key]);
+    this.#transcript(sessionId, (t) => addLocalPrompt(t, key, blocks, queued ? "queued" : "sent"));
+    this.#setRunning(sessionId, true);
+    this.#set({ error: null });
+    try {
+      const { stopReason } = await this.#agent.request("session/prompt", { sessionId, prompt: blocks });
+      this.#transcript(sessionId, (t) => setPromptState(t, key, "sent"));
+      this.#noteStop(sessionId, stopReason);
+    } catch (err) {
+      this.#transcript(sessionId, (t) => setPromptState(t, key, "failed", messageOf(err)));
+      this.#set({ error: messageOf(err) });
+    } finally {
+      const rest = (this.#prompts.get(sessionId) ?? []).filter((k) => k !== key);
+      this.#prompts.set(sessionId, rest);
+      if (rest[0]) this.#transcript(sessionId, (t) => setPromptState(t, rest[0]!, "sent"));
+      if (rest.length === 0) this.#setRunning(sessionId, false);
+    }
+  }
+
+  #noteStop(sessionId: string, stopReason: StopReason): void {
+    if (stopReason === "end_turn") return;
+    const text: Record<string, string> = {
+      cancelled: "Turn cancelled.",
+      max_tokens: "The model stopped: it reached its token limit.",
+      max_turn_requests: "The turn stopped: too many model requests.",
+      refusal: "The model refused to continue.",
+    };
+    this.#transcript(sessionId, (t) => addNotice(t, stopReason === "cancelled" ? "info" : "warning", text[stopReason] ?? `Turn ended: ${stopReason}`));
+  }
+
+  cancel(sessionId: string): void {
+    void this.#agent.notify("session/cancel", { sessionId }).catch((err: unknown) => this.#set({ error: messageOf(err) }));
+  }
+
+  async setConfigOption(sessionId: string, configId: string, value: string): Promise<void> {
+    try {
+      const { configOptions } = await this.#agent.request("session/set_config_option", { sessionId, configId, value });
+      this.#transcript(sessionId, (t) => ({ ...t, configOptions }));
+    } catch (err) {
+      this.#set({ error: `Could not change ${configId}: ${messageOf(err)}` });
+    }
+  }
+
+  dismissError(): void {
+    this.#set({ error: null });
+  }
+
+  #askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    return new Promise((resolve) => {
+      const id = this.#nextKey++;
+      const settle = (optionId: string | null) => {
+        signal.removeEventListener("abort", onAbort);
+        this.#set({ permissions: this.#state.permissions.filter((p) => p.id !== id) });
+        resolve({ outcome: optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId } });
+      };
+      // The service withdrew the request (timeout, cancelled turn): the dialog goes away.
+      const onAbort = () => settle(null);
+      signal.addEventListener("abort", onAbort);
+      this.#set({ permissions: [...this.#state.permissions, { id, params, answer: settle }] });
+    });
+  }
+}

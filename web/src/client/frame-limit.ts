@@ -1,0 +1,56 @@
+/**
+ * The service refuses a frame over `HERMES_MAX_FRAME_BYTES` without reading
+ * it, so its error has `id: null` and names only the frame's size
+ * (`data.frameBytes`). The client knows what it sent: the request of exactly
+ * that size gets the error as its own answer, instead of waiting forever.
+ * @module
+ */
+import { z } from "zod";
+import { idKey, type Frame, type RequestId } from "./hermes-protocol.js";
+
+/** Frames smaller than this cannot be over any sensible limit; they are not measured. */
+const MEASURE_FROM_CHARS = 1024;
+
+const zOversizeData = z.looseObject({ frameBytes: z.number().int().positive(), limitBytes: z.number().int().positive() });
+
+/** The sizes of large requests still waiting for an answer. */
+export class OversizeLedger {
+  readonly #bySize = new Map<number, RequestId[]>();
+  readonly #sizeOf = new Map<string, number>();
+  readonly #encoder = new TextEncoder();
+
+  sent(id: RequestId, text: string): void {
+    if (text.length < MEASURE_FROM_CHARS) return;
+    const bytes = this.#encoder.encode(text).byteLength;
+    this.#sizeOf.set(idKey(id), bytes);
+    this.#bySize.set(bytes, [...(this.#bySize.get(bytes) ?? []), id]);
+  }
+
+  answered(id: RequestId): void {
+    const key = idKey(id);
+    const bytes = this.#sizeOf.get(key);
+    if (bytes === undefined) return;
+    this.#sizeOf.delete(key);
+    const rest = (this.#bySize.get(bytes) ?? []).filter((other) => idKey(other) !== key);
+    if (rest.length > 0) this.#bySize.set(bytes, rest);
+    else this.#bySize.delete(bytes);
+  }
+
+  /** The oldest waiting request of exactly `bytes`, removed from the ledger. */
+  take(bytes: number): RequestId | undefined {
+    const id = this.#bySize.get(bytes)?.[0];
+    if (id !== undefined) this.answered(id);
+    return id;
+  }
+}
+
+/** A `null`-id frame-limit error, re-addressed to the request it refused; any other frame unchanged. */
+export function attributeOversize(frame: Frame, ledger: OversizeLedger): Frame {
+  if (frame.kind !== "response" || frame.message.id !== null || !frame.message.error) return frame;
+  const error = frame.message.error;
+  const data = zOversizeData.safeParse(error.data);
+  if (!data.success) return frame;
+  const id = ledger.take(data.data.frameBytes);
+  if (id === undefined) return frame;
+  return { kind: "response", message: { jsonrpc: "2.0", id, error } };
+}
