@@ -13,7 +13,7 @@ import type { SegmentIndex } from "../db/segment-index.js";
 import type { SessionIndex } from "../db/session-index.js";
 import { createSession } from "../session/create-session.js";
 import { toolAllowedInMode } from "../session/modes.js";
-import { Outbox } from "../session/outbox.js";
+import { Outbox } from "../session/update-log.js";
 import type { PromptRunner, RunOutcome } from "../session/prompt-runner.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { availableCommands } from "../session/slash-commands.js";

@@ -25,7 +25,7 @@ import { createSession, type CreateSessionInit } from "./create-session.js";
 import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "./fork.js";
 import { IndexWriter } from "./index-writer.js";
 import type { TurnPorts } from "./model-turn.js";
-import type { Deliver } from "./outbox.js";
+import type { Deliver } from "./update-log.js";
 import { PromptRunner } from "./prompt-runner.js";
 import { provenance } from "./provenance.js";
 import { SearchFeed } from "./search-feed.js";

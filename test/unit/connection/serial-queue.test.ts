@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serialQueue } from "../../../src/connection/dispatch.js";
+import { serialQueue } from "../../../src/connection/connection.js";
 
 describe("serialQueue", () => {
   it("runs work in arrival order, each after the previous one finished", async () => {

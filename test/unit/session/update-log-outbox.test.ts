@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { Outbox } from "../../../src/session/outbox.js";
+import { Outbox } from "../../../src/session/update-log.js";
 
 /** A deliver function whose calls the test answers one by one. */
 function controlledDeliver() {
