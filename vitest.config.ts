@@ -19,6 +19,7 @@ import { startMockOpenAI } from "./test/support/mock-openai.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
 export const TEST_ADMIN_TOKEN = "admin-test-token";
+export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.
@@ -46,6 +47,8 @@ export default defineConfig(async () => {
                   OPENAI_API_KEY: "test-key",
                   HERMES_EDGE_TOKENS: TEST_TOKENS,
                   HERMES_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                  // Files share one tenant object per tenant, and turns left running by earlier tests hold slots.
+                  HERMES_TENANT_LIMITS: TEST_TENANT_LIMITS,
                   HERMES_COALESCE_MS: "0",
                   HERMES_MAX_FRAME_BYTES: String(64 * 1024),
                   MOCK_URL: mock.url,

@@ -51,6 +51,8 @@ export interface TurnOutcome {
   /** Summed over every model call of the turn: what it cost. */
   totalUsage: ModelUsage;
   modelCalls: number;
+  /** Tool calls run (a tool called twice counts twice). */
+  toolCalls: number;
   toolsUsed: string[];
   /** Set when the model could not be reached; the conversation already says why. */
   error?: { code: number; message: string };
@@ -68,6 +70,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
     usage,
     totalUsage,
     modelCalls: calls,
+    toolCalls: toolCallsRun,
     toolsUsed: [...toolsUsed],
     ...extra,
   });
@@ -77,6 +80,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
   };
 
   let calls = 0;
+  let toolCallsRun = 0;
   while (calls < maxCalls) {
     if (signal.aborted) return outcome("cancelled");
     for (const injected of deps.takeInjected?.() ?? []) push(injected);
@@ -114,6 +118,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
         return outcome("cancelled");
       }
       toolsUsed.add(call.name);
+      toolCallsRun += 1;
       deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
       const output = await runToolCall(call, input.tools, deps, signal);
       deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });

@@ -14,6 +14,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { DelegationSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { SessionRpc } from "../session/session-rpc.js";
+import type { SessionSlots } from "../tenant/session-slots.js";
 import type { UpdateLog } from "../session/update-log.js";
 import { mayDelegate } from "./blocked-tools.js";
 import { decorateSubagentUpdate, editorParams, isRelayed, type RelayIds } from "./relay.js";
@@ -60,6 +61,8 @@ export class Subagents implements SubagentSpawner {
     private readonly index: SessionIndex,
     private readonly settings: DelegationSettings,
     private readonly link: (subagentId: string) => SubagentLink,
+    /** The tenant's sub-agent slots: a sub-agent over the limit waits in the pool, it does not fail. */
+    private readonly slots: Pick<SessionSlots, "holdSubagent">,
     private readonly newId: () => string = () => crypto.randomUUID(),
     private readonly now: () => number = Date.now,
   ) {
@@ -179,6 +182,23 @@ export class Subagents implements SubagentSpawner {
   }
 
   async #run(entry: Running, task: DelegatedTask): Promise<SubagentResult> {
+    const { subagentId } = entry.ids;
+    let release: () => Promise<void>;
+    try {
+      release = await this.slots.holdSubagent(subagentId, entry.controller.signal);
+    } catch (err) {
+      const model = this.log.store.record()!.model;
+      if (entry.controller.signal.aborted) return resultWithoutRun(entry.taskIndex, subagentId, model, "interrupted", "Interrupted before it started.");
+      return resultWithoutRun(entry.taskIndex, subagentId, model, "failed", err instanceof Error ? err.message : String(err));
+    }
+    try {
+      return await this.#runHolding(entry, task);
+    } finally {
+      await release();
+    }
+  }
+
+  async #runHolding(entry: Running, task: DelegatedTask): Promise<SubagentResult> {
     const { subagentId } = entry.ids;
     entry.onEvent({ type: "started", subagentId });
     const spec = this.#spec(entry, task);

@@ -109,7 +109,9 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
 
   override async alarm(): Promise<void> {
     // A heartbeat while a turn runs; after an eviction the constructor has already recorded the interruption.
-    if (this.#running) await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+    if (!this.#running) return;
+    await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+    this.#session.heartbeat();
   }
 
   #start(): void {

@@ -18,6 +18,7 @@ import { MemoryStore } from "../db/memory-store.js";
 import { runCommand } from "./command-runner.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { TurnBoundary } from "./fork.js";
+import type { SessionSlots } from "../tenant/session-slots.js";
 import type { IndexWriter } from "./index-writer.js";
 import { showMemory } from "./memory-snapshot.js";
 import { compactNow, NO_MODEL_MESSAGE, runModelTurn, toolsForTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
@@ -47,6 +48,8 @@ export interface RunnerParts {
   turn: TurnPorts;
   settings: SettingsController;
   index: IndexWriter;
+  /** The tenant's limits and usage. */
+  slots: SessionSlots;
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
   keepAlive(running: boolean): void;
   /** After every turn's bookkeeping, off its path (the search index is fed here). */
@@ -167,16 +170,42 @@ export class PromptRunner {
   #drain(): void {
     this.#draining ??= this.#work().finally(() => {
       this.#draining = null;
+      // A prompt that arrived while the finished queue was giving its slot back.
+      if (this.#store.promptsIn("queued").length > 0) this.#drain();
     });
   }
 
   async #work(): Promise<void> {
     this.parts.keepAlive(true);
     try {
-      for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) await this.#run(row);
+      for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
+        // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
+        if (this.#tasks.has(row.id) || (await this.#holdTurnSlot(row))) await this.#run(row);
+      }
     } finally {
       this.parts.keepAlive(false);
+      await this.parts.slots.releaseTurn();
     }
+  }
+
+  /**
+   * The tenant's turn slot, held by the session while its queue works, so
+   * prompts queued behind a turn never count twice. Over a limit the prompt
+   * is answered with -32003 and does not run.
+   */
+  async #holdTurnSlot(row: PromptRow): Promise<boolean> {
+    try {
+      await this.parts.slots.holdTurn();
+      return true;
+    } catch (err) {
+      await this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(err) });
+      return false;
+    }
+  }
+
+  /** From the session's heartbeat while a turn runs. */
+  renewTurnSlot(): void {
+    if (this.#draining) void this.parts.slots.renew();
   }
 
   async #run(row: PromptRow): Promise<void> {
@@ -197,6 +226,14 @@ export class PromptRunner {
       this.#current = null;
       this.#injected = [];
     }
+    const total = outcome.totalUsage ?? { promptTokens: 0, completionTokens: 0 };
+    void this.parts.slots.record({
+      ...(task ? { subagents: 1 } : { turns: 1 }),
+      modelCalls: outcome.modelCalls ?? 0,
+      inputTokens: total.promptTokens,
+      outputTokens: total.completionTokens,
+      toolCalls: outcome.toolCalls ?? 0,
+    });
     await this.#finish(row, outcome);
   }
 

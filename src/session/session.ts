@@ -18,6 +18,7 @@ import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControl
 import { SubagentTask } from "../delegate/subagent-task.js";
 import { Subagents } from "../delegate/subagents.js";
 import type { Env } from "../env.js";
+import { SessionSlots } from "../tenant/session-slots.js";
 import { toolsFor } from "../tools/index.js";
 import type { ClientPort } from "../tools/tool.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -64,6 +65,8 @@ export class Session {
   readonly task: SubagentTask;
   /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
   readonly searchFeed: SearchFeed;
+  /** The tenant's turn and sub-agent slots, and the usage turns add. */
+  readonly slots: SessionSlots;
 
   constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
     this.store = new SessionStore(sql);
@@ -74,12 +77,13 @@ export class Session {
     this.segments = new SegmentIndex(env.DB);
     this.settings = modelSettings(env);
     this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
+    this.slots = new SessionSlots(env, this.store);
     this.config = new SettingsController(this.log, this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
     // One stub per session keeps calls to it in the order they were made.
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
-    this.subagents = new Subagents(this.log, this.index, delegation, stub);
+    this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
     // `delegate_task` is in the registry only while this session may delegate.
     const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.subagents.canDelegate() });
     const settings = this.settings;
@@ -101,6 +105,7 @@ export class Session {
       turn,
       settings: this.config,
       index: this.indexWriter,
+      slots: this.slots,
       keepAlive: host.keepAlive,
       turnEnded: () => this.searchFeed.turnEnded(),
     });
@@ -294,10 +299,19 @@ export class Session {
     this.log.detachAll();
   }
 
-  /** After a restart: the cut turn and its sub-agents are recorded as interrupted; pending index writes go out. */
+  /** The object's heartbeat while a turn runs: the tenant's slot is renewed. */
+  heartbeat(): void {
+    this.runner.renewTurnSlot();
+  }
+
+  /**
+   * After a restart: the cut turn and its sub-agents are recorded as interrupted;
+   * pending index writes go out; a turn slot the old object held goes back.
+   */
   #recover(): void {
     this.runner.recoverInterrupted();
     void this.indexWriter.flush();
+    void this.slots.releaseTurn();
     void this.subagents.recoverInterrupted().then((ids) => {
       if (ids.length === 0) return;
       const n = ids.length === 1 ? "1 sub-agent was" : `${ids.length} sub-agents were`;

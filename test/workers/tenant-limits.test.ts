@@ -124,14 +124,15 @@ describe("PUT/GET /v1/admin/tenants/:tenant/limits", () => {
   it("shows the defaults from HERMES_TENANT_LIMITS, the overrides and what applies, with live slots", async () => {
     const tenant = uniqueTenant();
     const initial = await json(admin(`/tenants/${tenant}/limits`));
-    const defaults = { maxConcurrentTurns: 4, maxConcurrentSubagents: 6, dailyTokens: 2_000_000 };
+    // The workers project's own HERMES_TENANT_LIMITS (vitest.config.ts).
+    const defaults = JSON.parse(env.HERMES_TENANT_LIMITS!);
     expect(initial).toEqual({ tenant, limits: defaults, overrides: {}, defaults, active: { turns: 0, subagents: 0 } });
     const put = await admin(`/tenants/${tenant}/limits`, { method: "PUT", body: { maxConcurrentTurns: 1, dailyTokens: null } });
     expect(put.status).toBe(200);
     await acquireTurn(env, tenant, "s");
     expect(await json(admin(`/tenants/${tenant}/limits`))).toEqual({
       tenant,
-      limits: { maxConcurrentTurns: 1, maxConcurrentSubagents: 6 },
+      limits: { maxConcurrentTurns: 1, maxConcurrentSubagents: defaults.maxConcurrentSubagents },
       overrides: { maxConcurrentTurns: 1, dailyTokens: null },
       defaults,
       active: { turns: 1, subagents: 0 },

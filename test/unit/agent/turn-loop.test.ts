@@ -140,6 +140,7 @@ describe("runTurn: the tool-calling loop", () => {
       usage: { promptTokens: 40, completionTokens: 6 },
       totalUsage: { promptTokens: 60, completionTokens: 11 },
       modelCalls: 2,
+      toolCalls: 1,
       toolsUsed: ["add"],
     });
     expect(log).toEqual(['start call_1 {"a":2,"b":3}', "end call_1"]);
@@ -466,6 +467,7 @@ describe("runTurn: model failures", () => {
       usage: undefined,
       totalUsage: { promptTokens: 0, completionTokens: 0 },
       modelCalls: 1,
+      toolCalls: 0,
       toolsUsed: [],
       error: { code: -32603, message },
     });
@@ -520,7 +522,7 @@ describe("runTurn: cancellation", () => {
     controller.abort();
     const h = harness();
     const outcome = await runTurn(turnInput(key), h.deps, controller.signal);
-    expect(outcome).toEqual({ stopReason: "cancelled", usage: undefined, totalUsage: { promptTokens: 0, completionTokens: 0 }, modelCalls: 0, toolsUsed: [] });
+    expect(outcome).toEqual({ stopReason: "cancelled", usage: undefined, totalUsage: { promptTokens: 0, completionTokens: 0 }, modelCalls: 0, toolCalls: 0, toolsUsed: [] });
     expect(mock.calls(key)).toHaveLength(0);
     expect(h.updates).toEqual([]);
     expect(h.recorded).toEqual([]);

@@ -74,6 +74,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
   const indexUpdates: [string, unknown][] = [];
   let n = 0;
   const links = new Map<string, FakeChild>();
+  const slotsReleased: number[] = [];
   const host = new Subagents(
     log,
     { update: async (id: string, patch: unknown) => void indexUpdates.push([id, patch]) } as never,
@@ -87,6 +88,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
       }
       return child;
     },
+    { holdSubagent: async () => async () => void slotsReleased.push(1) },
     () => `sub-${++n}`,
     () => 0,
   );

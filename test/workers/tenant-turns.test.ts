@@ -1,0 +1,73 @@
+// Tenant limits and usage as a session meets them: the prompt runner holds
+// the tenant's turn slot while its queue works, a sub-agent holds a
+// sub-agent slot, and every finished turn adds to today's usage.
+import { describe, expect, it } from "vitest";
+import { utcDay } from "../../src/tenant/usage.js";
+import { mockScript, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+import { admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
+
+const CWD = "/work/tenant-turns";
+
+async function tenantWithKey(limits: Frame = {}): Promise<{ tenant: string; key: string }> {
+  const tenant = uniqueTenant();
+  const { key } = await createKey(tenant);
+  const put = await admin(`/tenants/${tenant}/limits`, { method: "PUT", body: limits });
+  expect(put.status).toBe(200);
+  return { tenant, key: key as string };
+}
+
+describe("a tenant's turn slots", () => {
+  it("refuses a prompt over maxConcurrentTurns with -32003 and its data; a prompt queued in the same session does not count twice", async () => {
+    const { key } = await tenantWithKey({ maxConcurrentTurns: 1 });
+    const mock = uniqueKey();
+    await mockScript(mock, [{ tokens: 300, chunkDelayMs: 10 }]);
+    const client = await TestClient.ready({ token: key });
+    const busy = await client.newSession(CWD);
+    const other = await client.newSession(CWD);
+    const running = client.prompt(busy, `long [[mock:${mock}]]`);
+    await client.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk", 15_000, 0);
+    // Queued behind the running turn of the same session: it shares that session's slot.
+    const queued = client.prompt(busy, "then this");
+
+    const refused = await client.prompt(other, "me too").response;
+    expect(refused.error.code).toBe(-32003);
+    expect(refused.error.message).toMatch(/^tenant limit reached: maxConcurrentTurns/);
+    expect(refused.error.data).toMatchObject({ limit: "maxConcurrentTurns", used: 1, max: 1 });
+
+    expect((await running.response).result).toEqual({ stopReason: "end_turn" });
+    expect((await queued.response).result).toEqual({ stopReason: "end_turn" });
+    // The slot went back when the busy session's queue drained.
+    expect((await client.prompt(other, "now?").response).result).toEqual({ stopReason: "end_turn" });
+    client.close();
+  });
+});
+
+describe("usage from real turns", () => {
+  it("counts turns, model calls, tokens, tool calls and a sub-agent for GET /v1/usage", async () => {
+    const { tenant, key } = await tenantWithKey();
+    const child = uniqueKey("child");
+    await mockScript(child, [{ text: "child done", usage: { prompt_tokens: 7, completion_tokens: 3 } }]);
+    const parent = uniqueKey("parent");
+    await mockScript(parent, [
+      { text: "plain answer", usage: { prompt_tokens: 10, completion_tokens: 5 } },
+      { toolCalls: [{ id: "call_d", name: "delegate_task", arguments: { goal: `help [[mock:${child}]]` } }], usage: { prompt_tokens: 20, completion_tokens: 4 } },
+      { text: "all done", usage: { prompt_tokens: 30, completion_tokens: 6 } },
+    ]);
+    const client = await TestClient.ready({ token: key });
+    const sessionId = await client.newSession(CWD);
+    expect((await client.prompt(sessionId, `first [[mock:${parent}]]`).response).result).toEqual({ stopReason: "end_turn" });
+    expect((await client.prompt(sessionId, "delegate it").response).result).toEqual({ stopReason: "end_turn" });
+
+    const today = utcDay(Date.now());
+    // Usage is recorded after each turn's answer, off its path: wait until both turns are in.
+    let usage: Frame = {};
+    for (let i = 0; i < 50; i++) {
+      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
+      if (usage.total?.turns === 2 && usage.total?.subagents === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(usage.tenant).toBe(tenant);
+    expect(usage.total).toEqual({ turns: 2, modelCalls: 4, inputTokens: 67, outputTokens: 18, toolCalls: 1, subagents: 1 });
+    client.close();
+  });
+});
