@@ -66,6 +66,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
         OPENAI_API_KEY: "bench-key",
         HERMES_EDGE_TOKENS: `${TENANT}:${TOKEN}`,
         HERMES_MODEL: "mock-model",
+        // Figure 3 runs 200 sessions of one tenant at once; the default limits would refuse most.
+        HERMES_TENANT_LIMITS: "{}",
         ...(opts.coalesceMs !== undefined ? { HERMES_COALESCE_MS: String(opts.coalesceMs) } : {}),
         ...opts.extraVars,
       },

@@ -6,10 +6,9 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, ReconnectTracker, reattach } from "@hermes-edge/protocol";
+import { AGENT_METHODS, backoffDelay, ReconnectTracker, reattach } from "@hermes-edge/protocol";
 import type { ErrorResponse, Frame, IncomingRequest, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
-import { backoffDelay } from "./backoff.js";
 import { openSocket, type ConnectFailure } from "./connect.js";
 import type { Credentials } from "./credentials.js";
 import { readEditor } from "./editor-input.js";

@@ -5,11 +5,10 @@
  * A new one is made for each connection; a closed one is never reused.
  * @module
  */
-import { decodeFrame, requestFrame, type Frame, type ServiceResponse } from "@hermes-edge/protocol";
+import { decodeFrame, OwnRequests, requestFrame, type Frame, type ServiceResponse } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import type { Pausable } from "./editor-output.js";
 import type { Logger } from "./log.js";
-import { ProxyRequests } from "./proxy-requests.js";
 import { closeGracefully, frameText, startHeartbeat } from "./socket-lifecycle.js";
 
 const PROXY_REQUEST_TIMEOUT_MS = 30_000;
@@ -36,7 +35,7 @@ export interface DropAfterFrames {
 export class ServiceConnection implements Pausable {
   readonly #socket: WebSocket;
   readonly #log: Logger;
-  readonly #requests = new ProxyRequests();
+  readonly #requests = new OwnRequests("hermes-proxy");
   readonly #stopHeartbeat: () => void;
   #open = true;
 

@@ -6,11 +6,13 @@
  * @module
  */
 export { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+export * from "./backoff.js";
 export * from "./client-request-id.js";
 export * from "./envelope.js";
 export * from "./errors.js";
 export * from "./hermes-meta.js";
 export * from "./initialize-info.js";
+export * from "./own-requests.js";
 export * from "./reattach.js";
 export * from "./reconnect-tracker.js";
 export * from "./session-setup.js";

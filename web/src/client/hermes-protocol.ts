@@ -1,13 +1,15 @@
 /**
  * The one place `web/` reaches for shared hermes-edge code: the protocol
- * package (envelope, reconnect tracker, re-attach sequence, hermes fields)
- * and the proxy's backoff schedule.
+ * package (envelope, reconnect tracker, re-attach sequence, the transport's
+ * own requests, the backoff schedule, hermes fields).
  * @module
  */
 export {
+  backoffDelay,
   decodeFrame,
   ErrorCode,
   idKey,
+  OwnRequests,
   PROTOCOL_VERSION,
   reattach,
   ReconnectTracker,
@@ -20,7 +22,6 @@ export {
   type ServiceResponse,
   type TurnEndedParams,
 } from "@hermes-edge/protocol";
-export { backoffDelay } from "../../../proxy/src/backoff.js";
 
 /** The subprotocol prefix that carries the key on a browser WebSocket (src/http/auth.ts). */
 export const TOKEN_PROTOCOL_PREFIX = "hermes-edge-token.";

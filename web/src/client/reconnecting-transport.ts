@@ -15,13 +15,13 @@ import {
   decodeFrame,
   ErrorCode,
   idKey,
+  OwnRequests,
   reattach,
   ReconnectTracker,
   type ClientAnswer,
   type Frame,
   type RequestId,
 } from "./hermes-protocol.js";
-import { OwnRequests } from "./own-requests.js";
 import type { Refusal } from "./refusal.js";
 import { openLink, type SocketLink } from "./socket-link.js";
 
@@ -62,7 +62,7 @@ export class ReconnectingTransport {
   readonly stream: Stream;
   readonly #o: TransportOptions;
   readonly #tracker = new ReconnectTracker();
-  readonly #own = new OwnRequests();
+  readonly #own = new OwnRequests("hermes-web");
   readonly #oversize = new OversizeLedger();
   /** Requests from the service that the client has not answered yet; a re-sent copy is not handed on twice. */
   readonly #serviceRequests = new Set<string>();

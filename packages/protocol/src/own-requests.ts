@@ -1,19 +1,27 @@
 /**
- * The transport's own requests to the service (the replayed `initialize`, the
- * re-attaching `session/resume`s). Their ids, `"hermes-web:N"`, never collide
- * with the SDK client's numeric ids; their answers are consumed here and never
- * reach the client. (The proxy keeps the same ledger in its ProxyRequests.)
+ * A reconnecting client's own requests to the service (the replayed
+ * `initialize` and the re-attaching `session/resume`s), for the proxy and the
+ * browser client alike. Their ids are strings such as `"hermes-proxy:3"`,
+ * which cannot collide with the editor's or SDK client's numeric ids and are
+ * recognisable in logs; their responses are consumed, never forwarded.
  * @module
  */
-import { idKey, type RequestId, type ServiceResponse } from "./hermes-protocol.js";
+import { idKey, type RequestId } from "./envelope.js";
+import type { ServiceResponse } from "./reattach.js";
 
 export class OwnRequests {
   #next = 1;
+  readonly #prefix: string;
   readonly #waiting = new Map<string, { resolve: (r: ServiceResponse) => void; timer: ReturnType<typeof setTimeout> }>();
 
-  /** Allocates an id and a promise for its answer, which becomes "lost" after `timeoutMs`. */
+  /** @param prefix names whose requests they are in ids and logs (`hermes-proxy`, `hermes-web`). */
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  /** Allocates an id and a promise for its response, settled with an error after `timeoutMs`. */
   start(timeoutMs: number): { id: RequestId; response: Promise<ServiceResponse> } {
-    const id = `hermes-web:${this.#next++}`;
+    const id = `${this.#prefix}:${this.#next++}`;
     const response = new Promise<ServiceResponse>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(idKey(id));
@@ -24,11 +32,12 @@ export class OwnRequests {
     return { id, response };
   }
 
-  /** True when `id` was one of ours (the answer is then consumed). */
+  /** Routes a response; true when it answered one of these requests (it is then consumed). */
   settle(id: RequestId, response: ServiceResponse): boolean {
-    const waiting = this.#waiting.get(idKey(id));
+    const key = idKey(id);
+    const waiting = this.#waiting.get(key);
     if (!waiting) return false;
-    this.#waiting.delete(idKey(id));
+    this.#waiting.delete(key);
     clearTimeout(waiting.timer);
     waiting.resolve(response);
     return true;
