@@ -3,39 +3,24 @@
  * model, and the official SDK client over WebSocket. Every frame the service
  * sends is checked against the ACP v1 JSON schema.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { describe, expect, it } from "vitest";
+import { startDevServer } from "../support/wrangler-dev.js";
+import { useE2eService } from "./e2e-service.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 
 const TOKEN = "tok-e2e";
-let mock: MockOpenAI;
-let server: DevServer;
-const clients: SdkClient[] = [];
-
-beforeAll(async () => {
-  mock = await startMockOpenAI();
-  server = await startDevServer({
-    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model" },
-  });
-});
-
-afterAll(async () => {
-  for (const c of clients) await c.close();
-  await server?.stop();
-  await mock?.close();
-});
+const e2e = useE2eService(TOKEN);
 
 async function connect(): Promise<SdkClient> {
-  const c = await connectSdk(server.wsUrl, TOKEN);
-  clients.push(c);
+  const c = await connectSdk(e2e.server.wsUrl, TOKEN);
+  e2e.clients.push(c);
   await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   return c;
 }
 
 describe("hermes-edge over wrangler dev with the official SDK client", () => {
   it("streams a turn, survives a dropped connection and loads the full history", async () => {
-    mock.setScript("e2e-stream", [{ chunks: ["Hello", ", ", "edge", " world"], reasoning: "thinking it over", chunkDelayMs: 5 }]);
+    e2e.mock.setScript("e2e-stream", [{ chunks: ["Hello", ", ", "edge", " world"], reasoning: "thinking it over", chunkDelayMs: 5 }]);
     const first = await connect();
     const { sessionId } = await first.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
     const answer = await first.agent.request("session/prompt", {
@@ -75,7 +60,7 @@ describe("hermes-edge over wrangler dev with the official SDK client", () => {
     const { sessionId } = await c.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "first [[mock:e2e-history]]" }] });
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "second" }] });
-    const calls = mock.calls("e2e-history");
+    const calls = e2e.mock.calls("e2e-history");
     expect(calls).toHaveLength(2);
     const roles = calls[1]!.body.messages.map((m) => m.role);
     expect(roles).toEqual(["system", "user", "assistant", "user"]);
@@ -88,7 +73,7 @@ describe("without a model key", () => {
     const keyless = await startDevServer({ vars: { HERMES_EDGE_TOKENS: `e2e:${TOKEN}` } });
     try {
       const c = await connectSdk(keyless.wsUrl, TOKEN);
-      clients.push(c);
+      e2e.clients.push(c);
       await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
       const { sessionId } = await c.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
       const answer = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello?" }] });

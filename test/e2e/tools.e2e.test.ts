@@ -4,42 +4,26 @@
  * answers `elicitation/create` itself. Every frame the service sends is checked
  * against the ACP JSON schema (unstable methods against the unstable one).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { describe, expect, it } from "vitest";
+import { useE2eService } from "./e2e-service.js";
 import { connectSdk, type SdkClient } from "./sdk-client.js";
 
 const TOKEN = "tok-e2e-tools";
-let mock: MockOpenAI;
-let server: DevServer;
-const clients: SdkClient[] = [];
-
-beforeAll(async () => {
-  mock = await startMockOpenAI();
-  server = await startDevServer({
-    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model" },
-  });
-});
-
-afterAll(async () => {
-  for (const c of clients) await c.close();
-  await server?.stop();
-  await mock?.close();
-});
+const e2e = useE2eService(TOKEN);
 
 async function connect(handlers: Parameters<typeof connectSdk>[2] = {}, clientCapabilities: Record<string, unknown> = {}): Promise<SdkClient> {
-  const c = await connectSdk(server.wsUrl, TOKEN, handlers);
-  clients.push(c);
+  const c = await connectSdk(e2e.server.wsUrl, TOKEN, handlers);
+  e2e.clients.push(c);
   await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities });
   return c;
 }
 
 const cwdFor = (name: string) => `/home/dev/${name}-${crypto.randomUUID().slice(0, 8)}`;
 const toolMessages = (key: string, call: number) =>
-  Object.fromEntries(mock.calls(key)[call]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
-const offered = (key: string) => ((mock.calls(key)[0]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+  Object.fromEntries(e2e.mock.calls(key)[call]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
+const offered = (key: string) => ((e2e.mock.calls(key)[0]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 const rest = (path: string, init: RequestInit = {}) =>
-  fetch(`${server.url}${path}`, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } });
+  fetch(`${e2e.server.url}${path}`, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } });
 
 describe("clarify through the SDK client's elicitation handler", () => {
   it("asks the editor in form mode and gives the model the user's choice", async () => {
@@ -47,7 +31,7 @@ describe("clarify through the SDK client's elicitation handler", () => {
     const c = await connect({ elicitation: (params) => (asked.push(params), { action: "accept", content: { answer: "SQLite", other: "for now" } }) }, {
       elicitation: { form: {} },
     });
-    mock.setScript("e2e-clarify", [
+    e2e.mock.setScript("e2e-clarify", [
       { toolCalls: [{ id: "q1", name: "clarify", arguments: { question: "Which database?", choices: ["Postgres", "SQLite"] } }] },
       { text: "SQLite it is." },
     ]);
@@ -77,7 +61,7 @@ describe("clarify through the SDK client's elicitation handler", () => {
       },
       { elicitation: { form: {} } },
     );
-    mock.setScript("e2e-clarify-cancel", [{ toolCalls: [{ id: "q1", name: "clarify", arguments: { question: "Ship it?" } }] }]);
+    e2e.mock.setScript("e2e-clarify-cancel", [{ toolCalls: [{ id: "q1", name: "clarify", arguments: { question: "Ship it?" } }] }]);
     const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("clarify"), mcpServers: [] });
     const running = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ship [[mock:e2e-clarify-cancel]]" }] });
     await sawQuestion;
@@ -89,7 +73,7 @@ describe("clarify through the SDK client's elicitation handler", () => {
 
   it("is not offered to a client without elicitation", async () => {
     const c = await connect();
-    mock.setScript("e2e-no-clarify", [{ text: "no questions" }]);
+    e2e.mock.setScript("e2e-no-clarify", [{ text: "no questions" }]);
     const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("clarify"), mcpServers: [] });
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi [[mock:e2e-no-clarify]]" }] });
     expect(offered("e2e-no-clarify")).not.toContain("clarify");
@@ -100,7 +84,7 @@ describe("memory across sessions", () => {
   it("keeps what the tool adds, shows it in the next session's system prompt and over REST", async () => {
     const cwd = cwdFor("memory");
     const c = await connect();
-    mock.setScript("e2e-memory", [
+    e2e.mock.setScript("e2e-memory", [
       { toolCalls: [{ id: "m1", name: "memory", arguments: { action: "add", content: "Run tests with npm test." } }] },
       { text: "Noted." },
     ]);
@@ -108,10 +92,10 @@ describe("memory across sessions", () => {
     await c.agent.request("session/prompt", { sessionId: first.sessionId, prompt: [{ type: "text", text: "remember [[mock:e2e-memory]]" }] });
     expect(toolMessages("e2e-memory", 1).m1).toMatch(/^Project memory updated \(1 entry, 24 of 4,000 characters\)/);
 
-    mock.setScript("e2e-memory-next", [{ text: "I know how to run the tests." }]);
+    e2e.mock.setScript("e2e-memory-next", [{ text: "I know how to run the tests." }]);
     const second = await c.agent.request("session/new", { cwd, mcpServers: [] });
     await c.agent.request("session/prompt", { sessionId: second.sessionId, prompt: [{ type: "text", text: "how? [[mock:e2e-memory-next]]" }] });
-    expect(mock.calls("e2e-memory-next")[0]!.body.messages[0]!.content).toContain("- Run tests with npm test.");
+    expect(e2e.mock.calls("e2e-memory-next")[0]!.body.messages[0]!.content).toContain("- Run tests with npm test.");
 
     const got = await rest(`/v1/memory?cwd=${encodeURIComponent(cwd)}`);
     expect(await got.json()).toEqual({ cwd, entries: ["Run tests with npm test."], characters: 24 });
