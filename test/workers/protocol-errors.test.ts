@@ -89,6 +89,26 @@ describe("transport and JSON-RPC framing", () => {
     client.close();
   });
 
+  it("answers a peer's close without a status (1005) with 1000, never echoing 1005 or leaving the socket to fail with 1006", async () => {
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession("/work/close-codes");
+    const closed = new Promise<CloseEvent>((resolve) => client.ws.addEventListener("close", resolve));
+    client.ws.close();
+    const event = await closed;
+    expect(event.code).toBe(1000);
+    // The session let the connection go: another client can still use it.
+    const other = await TestClient.ready();
+    expect((await other.request("session/resume", { sessionId, cwd: "/work/close-codes" })).result).toBeDefined();
+    other.close();
+  });
+
+  it("keeps a custom close code the peer sent", async () => {
+    const client = await TestClient.ready();
+    const closed = new Promise<CloseEvent>((resolve) => client.ws.addEventListener("close", resolve));
+    client.ws.close(4000, "bye");
+    expect((await closed).code).toBe(4000);
+  });
+
   it("ignores binary frames (as the ACP transport RFD says), logs them once and keeps the connection usable", async () => {
     const warn = vi.spyOn(console, "warn");
     const client = await TestClient.ready();
