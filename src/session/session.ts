@@ -11,6 +11,7 @@ import { OpenAIProvider } from "../agent/openai-provider.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
+import { MemoryStore } from "../db/memory-store.js";
 import { SearchIndex } from "../db/search-index.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
@@ -28,6 +29,7 @@ import { IndexWriter } from "./index-writer.js";
 import type { TurnPorts } from "./model-turn.js";
 import type { Deliver } from "./update-log.js";
 import { PromptRunner } from "./prompt-runner.js";
+import { memoryForPrompt } from "./memory-snapshot.js";
 import { provenance } from "./provenance.js";
 import { SearchFeed } from "./search-feed.js";
 import type { SessionRecord } from "./session-record.js";
@@ -68,7 +70,11 @@ export class Session {
   /** The tenant's turn and sub-agent slots, and the usage turns add. */
   readonly slots: SessionSlots;
 
-  constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
+  constructor(
+    sql: SqlStorage,
+    private readonly env: Env,
+    private readonly host: SessionHost,
+  ) {
     this.store = new SessionStore(sql);
     this.store.migrate();
     this.log = new UpdateLog(this.store, host.deliver);
@@ -130,6 +136,7 @@ export class Session {
     const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
+    this.#warmMemory();
     return null;
   }
 
@@ -171,6 +178,7 @@ export class Session {
     if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
     await this.#answerOpen(conn, requestId, { _meta: meta }, options.replay ? "replayed" : "send");
+    this.#warmMemory();
     return null;
   }
 
@@ -289,6 +297,11 @@ export class Session {
     else if (commands === "send") this.log.sendUnlogged(conn.connectionId, update);
     this.log.resendOrphaned(conn.connectionId);
     await this.log.drained(conn.connectionId);
+  }
+
+  /** Reads the project memory for the next turn's system prompt now, so the turn does not wait on D1 for it. */
+  #warmMemory(): void {
+    void memoryForPrompt(this.store, new MemoryStore(this.env.DB));
   }
 
   /** Cancels the turn, answers queued prompts and lets every connection go (close and delete). */
