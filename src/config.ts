@@ -98,7 +98,7 @@ export interface DelegationSettings {
   /** Levels of sub-agents below a root session; 0 turns delegation off. */
   maxSpawnDepth: number;
   /** Sub-agents of one session running at once; more wait, never fail. */
-  maxConcurrentChildren: number;
+  maxConcurrentSubagents: number;
   /** What a sub-agent's permission request does: ask the editor through the parent, or be denied. */
   subagentApproval: "ask" | "deny";
 }
@@ -107,7 +107,7 @@ export function delegationSettings(env: Env): DelegationSettings {
   const depth = Number(env.HERMES_MAX_SPAWN_DEPTH?.trim() || NaN);
   return {
     maxSpawnDepth: Number.isInteger(depth) && depth >= 0 ? Math.min(depth, MAX_SPAWN_DEPTH_LIMIT) : DEFAULT_MAX_SPAWN_DEPTH,
-    maxConcurrentChildren: Math.min(positiveInt(env.HERMES_MAX_CONCURRENT_CHILDREN, DEFAULT_MAX_CONCURRENT_CHILDREN), MAX_CONCURRENT_CHILDREN_LIMIT),
+    maxConcurrentSubagents: Math.min(positiveInt(env.HERMES_MAX_CONCURRENT_CHILDREN, DEFAULT_MAX_CONCURRENT_CHILDREN), MAX_CONCURRENT_CHILDREN_LIMIT),
     subagentApproval: env.HERMES_SUBAGENT_APPROVAL?.trim().toLowerCase() === "deny" ? "deny" : "ask",
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Which tools a sub-agent may not have, and who may delegate at all. A child
+ * Which tools a sub-agent may not have, and who may delegate at all. A sub-agent
  * never talks to the user (`clarify`) and never writes the project's memory
  * (`memory`); it delegates further only as an orchestrator, and only while the
  * depth limit allows.
@@ -30,7 +30,7 @@ export function blockedToolsFor(role: SubagentRole, depth: number, maxDepth: num
   return blocked;
 }
 
-/** The parent's tools minus those the child may not have. */
+/** The parent's tools minus those the sub-agent may not have. */
 export function subagentTools(tools: AnyTool[], role: SubagentRole, depth: number, maxDepth: number): AnyTool[] {
   const blocked = blockedToolsFor(role, depth, maxDepth);
   return tools.filter((tool) => !blocked.has(tool.name));

@@ -38,7 +38,7 @@ function errorFromOutcome(error: Extract<ForwardOutcome, { ok: false }>["error"]
   return error.kind === "tool" ? new ToolError(error.message) : new Error(error.message);
 }
 
-/** The child stops waiting at once when its own signal aborts; the parent cancels its side too. */
+/** The sub-agent stops waiting at once when its own signal aborts; the parent cancels its side too. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(requestCancelled());
   return new Promise<T>((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
  * How a sub-agent's traffic looks in its parent's session. The editor knows
  * only the parent's ACP session id, so forwarded requests carry it; the
- * child's tool calls get ids of their own (prefixed with the sub-agent id) and
+ * sub-agent's tool calls get ids of their own (prefixed with the sub-agent id) and
  * `_meta.hermes.{parentToolCallId, subagentId}` so a client can nest them.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
@@ -12,7 +12,7 @@ export interface RelayIds {
   parentToolCallId: string;
 }
 
-/** Updates a child relays to its parent: its tool calls, not its text. */
+/** Updates a sub-agent relays to its parent: its tool calls, not its text. */
 export function isRelayed(update: SessionUpdate): boolean {
   return update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update";
 }
@@ -41,13 +41,13 @@ function relayMeta(meta: Meta, ids: RelayIds): Record<string, unknown> {
   };
 }
 
-/** A child's `tool_call`/`tool_call_update` as the parent session logs and sends it. */
+/** A sub-agent's `tool_call`/`tool_call_update` as the parent session logs and sends it. */
 export function decorateSubagentUpdate(update: SessionUpdate, ids: RelayIds): SessionUpdate {
   if (update.sessionUpdate !== "tool_call" && update.sessionUpdate !== "tool_call_update") return update;
   return { ...update, toolCallId: relayedToolCallId(ids.subagentId, update.toolCallId), _meta: relayMeta(update._meta, ids) };
 }
 
-/** A child's request to the editor, rewritten to name the parent session (and, for permission, the relayed call). */
+/** A sub-agent's request to the editor, rewritten to name the parent session (and, for permission, the relayed call). */
 export function editorParams(method: string, params: unknown, ids: RelayIds): unknown {
   if (typeof params !== "object" || params === null) return params;
   const rewritten: Record<string, unknown> = { ...(params as Record<string, unknown>), sessionId: ids.parentSessionId };

@@ -9,7 +9,7 @@ export interface SubagentPromptInput {
   goal: string;
   context?: string | undefined;
   role: SubagentRole;
-  /** True when this child may delegate further (`delegate_task` is among its tools). */
+  /** True when this sub-agent may delegate further (`delegate_task` is among its tools). */
   canDelegate: boolean;
   cwd: string;
   additionalDirectories: string[];

@@ -49,6 +49,11 @@ export class SubagentTask {
 
   constructor(private readonly parts: SubagentTaskParts) {}
 
+  /** From the start of `run` to its end: the session then takes no editor prompts. */
+  get running(): boolean {
+    return this.#run !== null;
+  }
+
   /** Stops the running task at its next step; a no-op when none runs. */
   interrupt(cause: SubagentStopCause): void {
     const run = this.#run;
@@ -69,7 +74,8 @@ export class SubagentTask {
     let failure: string | null = null;
     try {
       await this.#ensureSession(spec);
-      outcome = await this.#turn(spec, last);
+      // An interrupt that came while the session was being made has no turn to cancel yet.
+      outcome = run.cause ? { stopReason: "cancelled" } : await this.#turn(spec, last);
     } catch (err) {
       console.error("sub-agent task failed", { subagentId: spec.subagentId, parent: spec.parentSessionId }, err);
       failure = `The sub-agent failed inside the service: ${err instanceof Error ? err.message : String(err)}`;

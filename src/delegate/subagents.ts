@@ -67,7 +67,7 @@ export class Subagents implements SubagentSpawner {
     private readonly now: () => number = Date.now,
   ) {
     const paused = log.store.record()?.delegation?.spawnPaused === true;
-    this.pool = new SubagentPool(settings.maxConcurrentChildren, { paused });
+    this.pool = new SubagentPool(settings.maxConcurrentSubagents, { paused });
   }
 
   /** Whether this session may spawn sub-agents at all (its depth and role, and the limit). */
@@ -157,11 +157,6 @@ export class Subagents implements SubagentSpawner {
       case "resume":
         return this.#setPaused(command.action === "pause");
     }
-  }
-
-  /** Stops every sub-agent (the parent's turn was cancelled). */
-  interruptAll(): void {
-    for (const entry of this.#running.values()) entry.controller.abort();
   }
 
   state(): SubagentControlResult {

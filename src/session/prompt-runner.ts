@@ -6,7 +6,7 @@
  * reason while a task's outcome goes back to the parent that asked.
  * `/steer` and `/queue` act at once, even while a turn runs.
  */
-import { internalError, invalidRequest, toErrorResponse, type ErrorResponse } from "@hermes-edge/protocol";
+import { internalError, toErrorResponse, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
 import type { ChatMessage } from "../agent/model-provider.js";
@@ -85,16 +85,8 @@ export class PromptRunner {
     };
   }
 
-  /** Whether a sub-agent task is queued or running (the session then takes no editor prompts). */
-  busyWithTask(): boolean {
-    return this.#tasks.size > 0;
-  }
-
   /** An editor's `session/prompt`; answered when its own turn ends. */
   enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): void {
-    if (this.busyWithTask()) {
-      throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
-    }
     const command = parseSlashCommand(prompt);
     if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
       this.#actNow(conn, requestId, command.name, command.arg);
@@ -180,7 +172,9 @@ export class PromptRunner {
     try {
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
-        if (this.#tasks.has(row.id) || (await this.#holdTurnSlot(row))) await this.#run(row);
+        if (!this.#tasks.has(row.id) && !(await this.#holdTurnSlot(row))) continue;
+        // Waiting for the slot let other calls in: a cancel may have answered this prompt meanwhile.
+        if (this.#store.promptState(row.id) === "queued") await this.#run(row);
       }
     } finally {
       this.parts.keepAlive(false);
@@ -198,7 +192,7 @@ export class PromptRunner {
       await this.parts.slots.holdTurn();
       return true;
     } catch (err) {
-      await this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(err) });
+      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(err) });
       return false;
     }
   }
@@ -263,15 +257,6 @@ export class PromptRunner {
       }
       prompt = result.prompt;
     }
-    // The index waits until the model has answered: its writes share this thread with the model request.
-    this.parts.index.hold();
-    if (!store.record()!.title && !store.record()!.titleLocked) {
-      const title = titleFromPrompt(promptText(prompt));
-      store.updateRecord({ title });
-      this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
-      this.parts.index.update({ title });
-    }
-    store.updateRecord({ interruptedPrompt: null });
     let released = false;
     const observe = task?.overrides.observe;
     const overrides: TurnOverrides = {
@@ -284,7 +269,16 @@ export class PromptRunner {
         observe?.(update);
       },
     };
+    // The index waits until the model has answered: its writes share this thread with the model request.
+    this.parts.index.hold();
     try {
+      if (!store.record()!.title && !store.record()!.titleLocked) {
+        const title = titleFromPrompt(promptText(prompt));
+        store.updateRecord({ title });
+        this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
+        this.parts.index.update({ title });
+      }
+      store.updateRecord({ interruptedPrompt: null });
       const outcome = await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
       if (outcome.usage) {
         const used = outcome.usage.promptTokens + outcome.usage.completionTokens;

@@ -226,6 +226,11 @@ export class SessionStore {
       .map((r) => JSON.parse(r.prompt) as ContentBlock[]);
   }
 
+  /** A prompt row's state, or undefined when there is no such row. */
+  promptState(id: number): PromptState | undefined {
+    return this.sql.exec<{ state: PromptState }>(`SELECT state FROM prompts WHERE id = ?`, id).toArray()[0]?.state;
+  }
+
   setPromptState(id: number, state: PromptState, stopReason: string | null = null): void {
     this.sql.exec(`UPDATE prompts SET state = ?, stop_reason = ? WHERE id = ?`, state, stopReason, id);
   }

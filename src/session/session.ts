@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -184,6 +184,8 @@ export class Session {
 
   prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): null {
     this.#ownAttached(conn);
+    // A sub-agent busy with its task takes no prompts: they would interleave its history.
+    if (this.task.running) throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
     this.runner.enqueue(conn, requestId, prompt);
     return null;
   }

@@ -157,15 +157,16 @@ function attachment(capabilities: ClientCapabilities): Attachment {
   return { capabilities, turnEnded: wantsTurnEnded(capabilities) };
 }
 
-/**
- * Ordered delivery of frames to one connection (or to a parent session). Frames
- * pushed while a delivery is in flight are batched into the next one, so a fast
- * stream costs one RPC per batch, not per frame, and order is never lost.
- *//** Bounds one RPC's size; a 10,000-update replay goes out in several batches. */
+/** Bounds one RPC's size; a 10,000-update replay goes out in several batches. */
 const MAX_BATCH_FRAMES = 1_000;
 
 export type Deliver = (frames: string[]) => Promise<boolean>;
 
+/**
+ * Ordered delivery of frames to one connection (or to a parent session). Frames
+ * pushed while a delivery is in flight are batched into the next one, so a fast
+ * stream costs one RPC per batch, not per frame, and order is never lost.
+ */
 export class Outbox {
   #queue: string[] = [];
   #flushing: Promise<void> | null = null;

@@ -17,12 +17,16 @@ export class SessionSlots {
     private readonly store: SessionStore,
   ) {}
 
-  /** Holds the session's turn slot (a no-op while held). @throws {RequestError} -32003 over a limit. */
+  /**
+   * Holds the session's turn slot before each turn. Asking again while it is
+   * held returns the same lease (it never counts twice) and still checks the
+   * daily token budget. @throws {RequestError} -32003 over a limit.
+   */
   async holdTurn(): Promise<void> {
-    if (this.#turn) return;
     const record = this.store.record()!;
+    const held = this.#turn;
     this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
-    this.store.updateRecord({ tenantLease: this.#turn });
+    if (held?.id !== this.#turn.id) this.store.updateRecord({ tenantLease: this.#turn });
   }
 
   /** The queue is drained (or the session closes): the slot goes back. */
@@ -38,6 +42,8 @@ export class SessionSlots {
   async renew(): Promise<void> {
     const lease = this.#turn;
     if (!lease || (await renewLease(this.env, lease).catch(() => true))) return;
+    // The queue may have given the slot back while the renewal was on its way.
+    if (this.#turn !== lease) return;
     this.#turn = null;
     await this.holdTurn().catch((err) => console.warn("a turn slot expired and could not be taken again", err));
   }

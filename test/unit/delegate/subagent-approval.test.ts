@@ -10,21 +10,21 @@ const env = (vars: Partial<Env>): Env => vars as Env;
 
 describe("delegationSettings", () => {
   it("defaults to depth 1, three children at once, and asking", () => {
-    expect(delegationSettings(env({}))).toEqual({ maxSpawnDepth: 1, maxConcurrentChildren: 3, subagentApproval: "ask" });
+    expect(delegationSettings(env({}))).toEqual({ maxSpawnDepth: 1, maxConcurrentSubagents: 3, subagentApproval: "ask" });
   });
 
   it("reads the limits and the approval policy, falling back on nonsense", () => {
     expect(
       delegationSettings(env({ HERMES_MAX_SPAWN_DEPTH: "0", HERMES_MAX_CONCURRENT_CHILDREN: "5", HERMES_SUBAGENT_APPROVAL: " DENY " })),
-    ).toEqual({ maxSpawnDepth: 0, maxConcurrentChildren: 5, subagentApproval: "deny" });
+    ).toEqual({ maxSpawnDepth: 0, maxConcurrentSubagents: 5, subagentApproval: "deny" });
     expect(delegationSettings(env({ HERMES_MAX_SPAWN_DEPTH: "-1", HERMES_MAX_CONCURRENT_CHILDREN: "0", HERMES_SUBAGENT_APPROVAL: "maybe" }))).toEqual({
       maxSpawnDepth: 1,
-      maxConcurrentChildren: 3,
+      maxConcurrentSubagents: 3,
       subagentApproval: "ask",
     });
     expect(delegationSettings(env({ HERMES_MAX_SPAWN_DEPTH: "99", HERMES_MAX_CONCURRENT_CHILDREN: "999" }))).toMatchObject({
       maxSpawnDepth: 5,
-      maxConcurrentChildren: 16,
+      maxConcurrentSubagents: 16,
     });
   });
 });

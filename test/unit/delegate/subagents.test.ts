@@ -78,7 +78,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
   const host = new Subagents(
     log,
     { update: async (id: string, patch: unknown) => void indexUpdates.push([id, patch]) } as never,
-    { maxSpawnDepth: 1, maxConcurrentChildren: 3, subagentApproval: "ask", ...settings },
+    { maxSpawnDepth: 1, maxConcurrentSubagents: 3, subagentApproval: "ask", ...settings },
     (id) => {
       let child = links.get(id);
       if (!child) {
@@ -108,7 +108,7 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe("Subagents", () => {
   it("runs at most the configured number of children; the rest wait and then run", async () => {
-    const s = setup({ maxConcurrentChildren: 2 });
+    const s = setup({ maxConcurrentSubagents: 2 });
     const runs = [0, 1, 2, 3, 4].map((i) => s.spawn({}, i));
     await tick();
     expect(s.children).toHaveLength(2);
@@ -188,7 +188,7 @@ describe("Subagents", () => {
   });
 
   it("cancelling the parent interrupts running children and drops waiting ones", async () => {
-    const s = setup({ maxConcurrentChildren: 1 });
+    const s = setup({ maxConcurrentSubagents: 1 });
     const runs = [0, 1].map((i) => s.spawn({}, i));
     await tick();
     s.controller.abort();
