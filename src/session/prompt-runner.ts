@@ -14,14 +14,12 @@ import { promptText } from "../agent/prompt-content.js";
 import { unansweredToolResults } from "../agent/history-repair.js";
 import { titleFromPrompt } from "../agent/session-title.js";
 import { contextWindowFor } from "../config.js";
-import { MemoryStore } from "../db/memory-store.js";
-import { runCommand } from "./command-runner.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { TurnBoundary } from "./fork.js";
 import type { SessionSlots } from "../tenant/session-slots.js";
 import type { IndexWriter } from "./index-writer.js";
-import { showMemory } from "./memory-snapshot.js";
-import { compactNow, NO_MODEL_MESSAGE, runModelTurn, toolsForTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
+import { runModelTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
+import { runPromptCommand } from "./prompt-command.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
@@ -240,21 +238,8 @@ export class PromptRunner {
     // A task's goal is never a slash command, whatever it starts with.
     const command = task ? null : parseSlashCommand(prompt);
     if (command) {
-      const result = runCommand(command, {
-        record: () => store.record()!,
-        settings: this.parts.settings,
-        models: turn.settings.models,
-        toolNames: () => toolsForTurn(turn, row.connectionId).map((t) => t.name),
-        contextWindow: () => this.#contextWindow(),
-        clearHistory: () => store.clearHistory(),
-        lastPrompt: () => this.#lastPrompt(),
-        memory: () => showMemory(new MemoryStore(turn.db), store.record()!),
-      });
-      if ("compress" in result) return this.#compress(row.connectionId, signal);
-      if ("reply" in result) {
-        this.#log.emit(agentMessageChunk(await result.reply, turn.newId()));
-        return { stopReason: "end_turn" };
-      }
+      const result = await runPromptCommand(command, turn, this.parts.settings, row.connectionId, signal);
+      if (!("prompt" in result)) return result;
       prompt = result.prompt;
     }
     let released = false;
@@ -295,31 +280,10 @@ export class PromptRunner {
     return contextWindowFor(this.#store.record()!.model, this.parts.turn.settings);
   }
 
-  /** `/compress`: compact now, whatever the size, and say what happened. */
-  async #compress(connectionId: string | null, signal: AbortSignal): Promise<RunOutcome> {
-    const result = await compactNow(this.parts.turn, connectionId, signal);
-    const reply =
-      result.status === "completed"
-        ? `Compacted the earlier conversation into a summary; the session continues as ${this.#store.record()!.lineage.currentId}.`
-        : result.status === "skipped"
-          ? "Nothing to compact yet: there are no earlier turns."
-          : result.status === "no_model"
-            ? NO_MODEL_MESSAGE
-            : null;
-    if (reply) this.#log.emit(agentMessageChunk(reply, this.parts.turn.newId()));
-    return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
-  }
-
   #takeInjected(): ChatMessage[] {
     const taken = this.#injected;
     this.#injected = [];
     return taken;
-  }
-
-  #lastPrompt(): ContentBlock[] | null {
-    const interrupted = this.#store.record()!.interruptedPrompt;
-    if (interrupted) return [{ type: "text", text: interrupted }];
-    return this.#store.recentPrompts(20).find((p) => !parseSlashCommand(p)) ?? null;
   }
 
   /** The end of every turn, prompt or task: stored, announced, indexed, then answered. */
