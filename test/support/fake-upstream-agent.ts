@@ -44,7 +44,7 @@ export function fakeUpstreamAgent(hooks: FakeUpstreamHooks): AgentApp {
       const script = /upstream:([a-z-]+)/.exec(user)?.[1] ?? "echo";
       const say = (text: string) => ctx.client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
       const think = (text: string) => ctx.client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } });
-      const result = toolResult?.split("\n\n").slice(1).join("\n\n").replace(/\n\n# Your turn[\s\S]*$/, "").trim();
+      const result = toolResult?.split("\n\n# ")[0]!.split("\n\n").slice(1).join("\n\n").trim();
       switch (script) {
         case "stream":
           await think("Thinking about it.");

@@ -38,6 +38,7 @@ export function serveUpstreamRequests(app: ClientApp, label: string, context: Up
     const tool = context(ctx.signal);
     if (!canWriteFiles(tool.client.capabilities)) throw RequestError.methodNotFound("fs/write_text_file");
     const path = confined(ctx.params.path, tool, label);
+    if (!tool.gate) throw new RequestError(-32603, `Writing ${path} was refused: there is no permission gate to ask.`);
     try {
       // The same path as the write_file tool: old content for the diff, the gate, then the editor.
       await writeFileTool.run({ path, content: ctx.params.content }, tool);
