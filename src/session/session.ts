@@ -37,6 +37,8 @@ import { setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
+import { UpstreamTunnels } from "./upstream-tunnels.js";
+import type { UpstreamMessage } from "@hermes-edge/protocol";
 
 /** What only the Durable Object can do for its session. */
 export interface SessionHost {
@@ -65,6 +67,8 @@ export class Session {
   readonly task: SubagentTask;
   /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
   readonly searchFeed: SearchFeed;
+  /** Upstream ACP agents run by an attached proxy (`acp:<id>` models). */
+  readonly tunnels: UpstreamTunnels;
 
   constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
     this.store = new SessionStore(sql);
@@ -73,9 +77,13 @@ export class Session {
     this.index = new SessionIndex(env.DB);
     this.indexWriter = new IndexWriter(this.store, this.index);
     this.segments = new SegmentIndex(env.DB);
-    this.settings = modelSettings(env);
+    this.tunnels = new UpstreamTunnels(this.log);
+    const base = modelSettings(env);
+    const tunnels = this.tunnels;
+    // The proxy-hosted upstreams depend on who is attached, so the list is read when used.
+    this.settings = { ...base, get models() { return [...base.models, ...tunnels.models().filter((m) => !base.models.includes(m))]; } };
     this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
-    this.config = new SettingsController(this.log, this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
+    this.config = new SettingsController(this.log, () => this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
     // One stub per session keeps calls to it in the order they were made.
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
@@ -97,7 +105,7 @@ export class Session {
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
-      upstreams: { settings: upstreamSettings(env) },
+      upstreams: { settings: upstreamSettings(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
     };
     this.runner = new PromptRunner({
       turn,
@@ -226,6 +234,12 @@ export class Session {
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
+    this.tunnels.detached(connectionId);
+  }
+
+  /** A message from a proxy-hosted upstream agent, for whichever of this session's tunnels it belongs to. */
+  upstreamMessage(connectionId: string, params: UpstreamMessage): void {
+    this.tunnels.receive(connectionId, params);
   }
 
   // --- REST ------------------------------------------------------------------------------------
