@@ -166,4 +166,21 @@ describe("remote upstream ACP agents (HERMES_ACP_UPSTREAMS)", () => {
     await expect(gone.prompt("hello")).rejects.toThrow();
     expect(gone.text()).toMatch(/upstream agent "Gone Agent" \(acp:gone\) failed: ws:\/\/127\.0\.0\.1:\d+\/acp is unreachable/);
   });
+
+  it("runs a sub-agent on an upstream model when delegate_task names one", async () => {
+    const s = await session("mock-model");
+    mock.setScript("e2e-upstream-delegate", [
+      { toolCalls: [{ id: "d1", name: "delegate_task", arguments: { goal: "greet the user upstream:stream", model: "acp:fake" } }] },
+      { text: "delegated." },
+    ]);
+    const before = upstream.events.filter((e) => e.kind === "prompt").length;
+    await s.prompt("delegate it [[mock:e2e-upstream-delegate]]");
+    const prompts = upstream.events.filter((e) => e.kind === "prompt").slice(before).map((e) => e.prompt as string);
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain("greet the user upstream:stream");
+    // The parent model read the sub-agent's result, which is the upstream's answer.
+    const toolResult = mock.calls("e2e-upstream-delegate")[1]!.body.messages.find((m) => m.role === "tool") as { content: string };
+    expect(toolResult.content).toContain("Hello from the upstream.");
+    expect(toolResult.content).toContain("acp:fake");
+  });
 });
