@@ -8,7 +8,7 @@ import { sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edg
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
-import { upstreamSettings } from "../agent/providers/upstream-config.js";
+import { upstreamSettingsLogged } from "../agent/providers/upstream-config.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
@@ -105,7 +105,7 @@ export class Session {
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
-      upstreams: { settings: upstreamSettings(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
+      upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
     };
     this.runner = new PromptRunner({
       turn,

@@ -133,6 +133,25 @@ describe("remote upstream ACP agents (HERMES_ACP_UPSTREAMS)", () => {
     expect(t.text()).toMatch(/^terminal: error -32601 /);
   });
 
+  it("sends the upstream's fs writes through the permission gate to the editor", async () => {
+    const writes: { path: string; content: string }[] = [];
+    const asked: { toolCall: { title: string } }[] = [];
+    let allow = true;
+    const s = await session("acp:fake", {
+      permission: (p) => (asked.push(p), { outcome: { outcome: "selected", optionId: allow ? "allow_once" : "reject" } }),
+      writeTextFile: (p: { path: string; content: string }) => (writes.push({ path: p.path, content: p.content }), {}),
+    });
+    await s.prompt("upstream:fs-write");
+    expect(s.text()).toBe("write: ok ok");
+    expect(writes).toEqual([{ path: `${s.cwd}/out.txt`, content: "from upstream\n" }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.toolCall.title).toContain(`${s.cwd}/out.txt`);
+    allow = false;
+    await s.prompt("again upstream:fs-write");
+    expect(s.text()).toMatch(/write: error -32603 Writing .*out\.txt was refused: The user denied/);
+    expect(writes).toHaveLength(1);
+  });
+
   it("sends session/cancel to the upstream when the editor cancels mid-stream", async () => {
     const s = await session();
     const answer = s.prompt("upstream:cancel");

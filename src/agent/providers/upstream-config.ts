@@ -46,6 +46,13 @@ export function upstreamSettings(env: { HERMES_ACP_UPSTREAMS?: string | undefine
   return { remote, timeoutMs };
 }
 
+/** `upstreamSettings`, with a malformed `HERMES_ACP_UPSTREAMS` reported in the Worker's log. */
+export function upstreamSettingsLogged(env: Parameters<typeof upstreamSettings>[0]): UpstreamSettings {
+  const settings = upstreamSettings(env);
+  if (settings.problem) console.warn(`${settings.problem}; no remote upstream agents are offered`);
+  return settings;
+}
+
 export function upstreamModel(id: string): string {
   return `${UPSTREAM_MODEL_PREFIX}${id}`;
 }
