@@ -131,6 +131,17 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     expect(e.text()).toContain("mock answers");
   });
 
+  it("tunnels session/cancel to the process, and fails a hang past the timeout", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    await e.setModel("acp:fake");
+    const answer = e.prompt("upstream:cancel");
+    await expect.poll(() => e.text(), { timeout: 10_000 }).toContain("partial answer");
+    await e.conn.agent.notify("session/cancel", { sessionId: e.sessionId });
+    expect((await answer).stopReason).toBe("cancelled");
+    await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
+    await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+  });
+
   it("reports a command that does not exist", async () => {
     const e = await editor(["nope=/definitely/not/a/command --acp"]);
     await e.setModel("acp:nope");
