@@ -1,12 +1,13 @@
 /**
  * Streams an upstream's text to the editor while keeping tool-call blocks out
  * of it: text before the first place a call could start (`<tool_call>` or a
- * code fence) passes through at once; from there on it is held until the
- * answer is complete and `parseToolCallText` has taken the calls out.
+ * ```json fence, in any case) passes through at once; from there on it is held
+ * until the answer is complete and `parseToolCallText` has taken the calls out.
+ * Other code fences stream as they come.
  */
 import { parseToolCallText, type ParsedToolText } from "./tool-call-text.js";
 
-const MARKERS = ["<tool_call>", "```", "~~~"];
+const MARKERS = ["<tool_call>", "```json", "~~~json"];
 
 export class HeldText {
   #text = "";
@@ -17,13 +18,14 @@ export class HeldText {
   push(chunk: string): string {
     this.#text += chunk;
     if (this.#holding) return "";
-    const starts = MARKERS.map((m) => this.#text.indexOf(m, Math.max(0, this.#emitted - m.length + 1))).filter((i) => i !== -1);
+    const folded = this.#text.toLowerCase();
+    const starts = MARKERS.map((m) => folded.indexOf(m, Math.max(0, this.#emitted - m.length + 1))).filter((i) => i !== -1);
     if (starts.length > 0) {
       this.#holding = true;
       return this.#release(Math.min(...starts));
     }
     // The tail may be the beginning of a marker split across chunks.
-    return this.#release(this.#text.length - partialMarkerLength(this.#text));
+    return this.#release(this.#text.length - partialMarkerLength(folded));
   }
 
   /** The answer is complete: the rest of the text to show, and the calls. */

@@ -123,6 +123,15 @@ describe("HeldText", () => {
     expect(end.parsed.text).toBe("a <tool_call>{oops}</tool_call> b");
   });
 
+  it("streams other code fences, and holds a ```json fence whatever its case", () => {
+    const ts = stream(["Code:\n``", "`ts\nconst a = 1;\n```\n", "done"]);
+    expect(ts.shown.join("")).toBe("Code:\n```ts\nconst a = 1;\n```\ndone");
+    const json = stream(["Call:\n```JS", 'ON\n{"name": "todo", "arguments": {}}\n```\n', "after"]);
+    expect(json.shown.join("")).toBe("Call:\n");
+    expect(json.end.rest).toBe("after");
+    expect(json.end.parsed.calls).toEqual([{ name: "todo", arguments: "{}" }]);
+  });
+
   it("releases a partial marker that does not complete", () => {
     const { shown, end } = stream(["x <to", "p secret"]);
     expect(shown.join("") + end.rest).toBe("x <top secret");
