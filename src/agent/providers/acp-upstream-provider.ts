@@ -55,7 +55,7 @@ export class AcpUpstreamProvider implements ModelProvider {
     const onAbort = () => events.push({ kind: "failed", error: signal.reason });
     signal.addEventListener("abort", onAbort);
     try {
-      const transport = await this.#step("connecting", this.endpoint.open(signal));
+      const transport = await this.#step("connecting", this.endpoint.open(signal), signal);
       conn = app.connect(transport);
       const connection = conn;
       void connection.closed.then(() => events.push({ kind: "failed", error: new Error("the connection closed") }));
@@ -67,11 +67,13 @@ export class AcpUpstreamProvider implements ModelProvider {
           clientCapabilities: { fs: { readTextFile: canReadFiles(editor), writeTextFile: canWriteFiles(editor) }, terminal: false },
           clientInfo: { name: "hermes-edge", version: "1" },
         }),
+        signal,
       );
       if (init.protocolVersion !== PROTOCOL_VERSION) throw new Error(`it speaks ACP protocol version ${init.protocolVersion}, not ${PROTOCOL_VERSION}`);
       const session = await this.#step(
         "session/new",
         connection.agent.request("session/new", { cwd: this.call.cwd, additionalDirectories: this.call.additionalDirectories, mcpServers: [] }),
+        signal,
       );
       upstreamSession = session.sessionId;
       const prompt = flattenTranscript(request.messages, request.tools);
@@ -115,11 +117,14 @@ export class AcpUpstreamProvider implements ModelProvider {
     }
   }
 
-  /** One setup step, bounded by the timeout, with the step named in the error. */
-  async #step<T>(what: string, promise: Promise<T>): Promise<T> {
+  /** One setup step, bounded by the timeout and the turn's cancellation, with the step named in the error. */
+  async #step<T>(what: string, promise: Promise<T>, signal: AbortSignal): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer to ${what} within ${this.call.timeoutMs} ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)`)), this.call.timeoutMs);
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort);
     });
     try {
       return await Promise.race([promise, timeout]);
@@ -128,6 +133,7 @@ export class AcpUpstreamProvider implements ModelProvider {
       throw new Error(`${what}: ${describe(err)}`, { cause: err });
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort!);
     }
   }
 }

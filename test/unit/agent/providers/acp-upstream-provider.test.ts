@@ -156,6 +156,18 @@ describe("AcpUpstreamProvider", () => {
     expect(events.filter((e) => e.kind === "cancel")).toHaveLength(1);
   });
 
+  it("stops at once when the turn is cancelled while the upstream has not answered initialize", async () => {
+    const silent = () => ({ readable: new ReadableStream(), writable: new WritableStream() });
+    const { provider } = setup({ open: async () => silent() });
+    const controller = new AbortController();
+    const gen = provider.stream({ model: "acp:fake", messages: [{ role: "user", content: "hi" }], tools: [], signal: controller.signal });
+    const started = Date.now();
+    const next = gen.next();
+    setTimeout(() => controller.abort(), 50);
+    await expect(next).rejects.toBeDefined();
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("fails with the upstream's name and the timeout when it stops answering", async () => {
     const { provider } = setup({ timeoutMs: 200 });
     await expect(run(provider, "upstream:hang")).rejects.toThrow(/upstream agent "Fake Agent" \(acp:fake\) failed: no answer within 200 ms \(HERMES_ACP_UPSTREAM_TIMEOUT_MS\)/);
