@@ -18,6 +18,11 @@ describe("_hermes/upstream/message", () => {
     const cwd = `/work/${crypto.randomUUID()}`;
     expect(modelValues((await proxy.request("session/new", { cwd, mcpServers: [] })).result)).toContain("acp:local");
     expect(modelValues((await plain.request("session/new", { cwd, mcpServers: [] })).result)).not.toContain("acp:local");
+    const sessionId = await proxy.newSession(cwd);
+    await proxy.prompt(sessionId, "/model acp:local").response;
+    await proxy.prompt(sessionId, "/model").response;
+    expect(proxy.agentText(sessionId)).toContain("Model set to acp:local.");
+    expect(proxy.agentText(sessionId)).toMatch(/Model: acp:local\. Available: .*acp:local/);
     proxy.close();
     plain.close();
   });
