@@ -2,6 +2,7 @@
  * Parses the raw environment into typed settings. Every setting has a default
  * that works, so a fresh `npm start` needs nothing but a token.
  */
+import { upstreamModel, upstreamSettings } from "./agent/providers/upstream-config.js";
 import type { Env } from "./env.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -40,7 +41,8 @@ export function contextWindowFor(model: string, settings: Pick<ModelSettings, "c
 
 export function modelSettings(env: Env): ModelSettings {
   const defaultModel = env.HERMES_MODEL?.trim() || DEFAULT_MODEL;
-  const listed = splitList(env.HERMES_MODELS);
+  // Remote upstream ACP agents are models too (`acp:<id>`), listed after the configured ones.
+  const listed = [...new Set([...splitList(env.HERMES_MODELS), ...upstreamSettings(env).remote.map((u) => upstreamModel(u.id))])];
   return {
     baseURL: env.OPENAI_BASE_URL?.trim() || DEFAULT_BASE_URL,
     apiKey: env.OPENAI_API_KEY?.trim() || undefined,

@@ -36,4 +36,8 @@ export interface Env {
   HERMES_MAX_CONCURRENT_CHILDREN?: string;
   /** `ask` (default): a sub-agent's permission requests go to the editor, labelled; `deny`: they are refused. */
   HERMES_SUBAGENT_APPROVAL?: string;
+  /** Remote upstream ACP agents, JSON `[{ "id", "name"?, "url": "wss://…", "token"? }]`; each is the model `acp:<id>`. */
+  HERMES_ACP_UPSTREAMS?: string;
+  /** How long an upstream ACP agent may stay silent before its model call fails (default 120000). */
+  HERMES_ACP_UPSTREAM_TIMEOUT_MS?: string;
 }

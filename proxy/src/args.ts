@@ -16,6 +16,8 @@ export interface CliOptions {
   readonly logLevel: LogLevel;
   /** Seconds without a connection before pending requests fail. */
   readonly giveUpAfterSeconds: number;
+  /** Raw `--upstream id=command` flags; `upstream-spec.ts` checks them. */
+  readonly upstreams: readonly string[];
 }
 
 export const DEFAULT_GIVE_UP_AFTER_SECONDS = 300;
@@ -36,6 +38,8 @@ Options:
   --log-level LEVEL       error | warn | info | debug (default: info); logs go to stderr only
   --give-up-after SECONDS fail pending requests after this long without a connection (default: 300);
                           the proxy keeps reconnecting in the background
+  --upstream ID="COMMAND" run a local ACP agent (e.g. copilot="copilot --acp --stdio") that sessions
+                          may use as the model acp:ID (repeatable; also "upstreams" in the saved config)
   --check                 connect, initialize, report whether the service and token work, exit 0 or 1
   --setup                 ask for URL and token on the terminal, verify them, save them
   --version               print the version
@@ -90,6 +94,7 @@ const zRawOptions = z.object({
   url: z.string().min(1, "--url must not be empty").optional(),
   token: z.string().min(1, "--token must not be empty").optional(),
   header: z.array(z.string()).default([]),
+  upstream: z.array(z.string()).default([]),
   "log-level": zLogLevel.default("info"),
   "give-up-after": zSeconds.optional(),
   check: z.boolean().default(false),
@@ -113,6 +118,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         url: { type: "string" },
         token: { type: "string" },
         header: { type: "string", multiple: true },
+        upstream: { type: "string", multiple: true },
         "log-level": { type: "string" },
         "give-up-after": { type: "string" },
         check: { type: "boolean" },
@@ -146,5 +152,6 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     headers,
     logLevel: o["log-level"],
     giveUpAfterSeconds: o["give-up-after"] ?? DEFAULT_GIVE_UP_AFTER_SECONDS,
+    upstreams: o.upstream,
   };
 }

@@ -6,7 +6,7 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, backoffDelay, ReconnectTracker, reattach } from "@hermes-edge/protocol";
+import { AGENT_METHODS, backoffDelay, ReconnectTracker, reattach, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
 import type { ErrorResponse, Frame, IncomingRequest, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
@@ -20,6 +20,7 @@ import { Outage } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { ServiceConnection, type DropAfterFrames } from "./service-connection.js";
 import { TurnEndedOptIn } from "./turn-ended-opt-in.js";
+import type { UpstreamHost } from "./upstream-host.js";
 
 export interface BridgeOptions {
   readonly credentials: Credentials;
@@ -34,6 +35,8 @@ export interface BridgeOptions {
   readonly startupAnswerMs?: number;
   /** Test hook, off when undefined: see {@link DropAfterFrames}. */
   readonly testDropAfterFrames?: number;
+  /** Local ACP agents tunnelled to the service (`--upstream`). */
+  readonly upstreams?: UpstreamHost;
 }
 
 const HANDSHAKE_TIMEOUT_MS = 15_000;
@@ -65,6 +68,7 @@ export class Bridge {
     this.#outage = new Outage(options.giveUpAfterMs, options.startupAnswerMs);
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
+    options.upstreams?.connect((text) => this.#link?.send(text));
   }
 
   /** Runs until stdin ends, a signal arrives or the token is refused; resolves with the exit code. */
@@ -93,6 +97,7 @@ export class Bridge {
   async stop(code: number): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
+    this.#o.upstreams?.stop();
     await this.#disconnect("editor closed the connection");
     this.#exit(code);
   }
@@ -128,6 +133,7 @@ export class Bridge {
     if (this.#outage.gaveUp && !open && this.#state !== "attaching") return this.#answerError(message.id, this.#unreachableError());
     if (!open && this.#outbox.isFull) return this.#answerError(message.id, outboxFullError());
     if (message.method === AGENT_METHODS.initialize) ({ message, text } = this.#turnEnded.initialize(message));
+    if (message.method === AGENT_METHODS.initialize) ({ message, text } = this.#o.upstreams?.initialize(message) ?? { message, text });
     this.#tracker.clientRequest(message, text);
     if (open) this.#sendRequest(message.id, text);
     else {
@@ -213,6 +219,7 @@ export class Bridge {
 
   #fromService(link: ServiceConnection, frame: Frame, text: string): void {
     if (this.#link !== link) return;
+    if (frame.kind === "notification" && frame.message.method === UPSTREAM_MESSAGE) return this.#o.upstreams?.fromService(frame.message.params);
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);

@@ -13,6 +13,8 @@ import { ConfigError, configPath, readSavedConfig, resolveConfig, type SavedConf
 import { Credentials } from "./credentials.js";
 import { createLogger, keepConsoleOffStdout, type Logger } from "./log.js";
 import { runSetup } from "./setup.js";
+import { UpstreamHost } from "./upstream-host.js";
+import { upstreamCommands } from "./upstream-spec.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.js";
 
 keepConsoleOffStdout();
@@ -48,6 +50,8 @@ async function main(): Promise<number> {
 
   log.info(`${PACKAGE_NAME} ${PACKAGE_VERSION} bridging stdio to ${config.url} (url from ${config.urlSource}, token from ${config.tokenSource})`);
   // `authenticate` after `logout` reads the saved config again: `--setup` may have just rewritten it.
+  const upstreams = new UpstreamHost(upstreamCommands(options.upstreams, saved, path), log);
+  process.once("exit", () => upstreams.stop());
   const credentials = new Credentials(() => resolveConfig({ flags: options, env: process.env, saved: readSavedConfig(path), configPath: path }), config);
   const bridge = new Bridge({
     credentials,
@@ -58,6 +62,7 @@ async function main(): Promise<number> {
     output: process.stdout,
     cwd: process.cwd(),
     testDropAfterFrames: testDropAfterFrames(process.env, log),
+    upstreams,
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {

@@ -26,7 +26,7 @@ describe("parseHeader", () => {
 
 describe("parseCliArgs", () => {
   it("defaults to proxy mode, info logs and a 300 s give-up", () => {
-    expect(parseCliArgs([])).toEqual({ mode: "proxy", url: undefined, token: undefined, headers: {}, logLevel: "info", giveUpAfterSeconds: 300 });
+    expect(parseCliArgs([])).toEqual({ mode: "proxy", url: undefined, token: undefined, headers: {}, logLevel: "info", giveUpAfterSeconds: 300, upstreams: [] });
   });
 
   it("collects repeated --header flags", () => {

@@ -32,9 +32,11 @@ import {
   type IncomingNotification,
   type IncomingRequest,
   type IncomingResponse,
+  UPSTREAM_MESSAGE,
 } from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
 import { requireLogin } from "./logout.js";
+import { routeUpstreamMessage } from "./upstream-route.js";
 import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 
 /** Internal headers the Worker sets after authenticating; clients never reach the object directly. */
@@ -198,6 +200,7 @@ async function handleNotification(message: IncomingNotification, connection: Con
     else console.warn("ignored malformed session/cancel", parsed.error.issues);
     return;
   }
+  if (message.method === UPSTREAM_MESSAGE) return routeUpstreamMessage(message.params, connection);
   if (message.method === "$/cancel_request") {
     const parsed = zCancelRequest.safeParse(message.params ?? {});
     if (!parsed.success || parsed.data.requestId === null) return;

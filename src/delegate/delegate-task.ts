@@ -18,12 +18,14 @@ const zGoal = z.string().trim().min(1).max(20_000);
 const zContext = z.string().max(100_000);
 const zRole = z.enum(["leaf", "orchestrator"]);
 const zTimeout = z.number().positive().max(MAX_TIMEOUT_SECONDS);
+const zModel = z.string().trim().min(1).max(200);
 
 const zTask = z.object({
   goal: zGoal.describe("What this sub-agent must achieve, stated so it can work without asking."),
   context: zContext.optional().describe("What it needs to know: files, decisions, constraints. It sees nothing of this conversation."),
   role: zRole.optional().describe("`leaf` (default) does the work; `orchestrator` may delegate further where the depth limit allows."),
   timeout_seconds: zTimeout.optional().describe("Stop this sub-agent after this many seconds."),
+  model: zModel.optional().describe("Model for this sub-agent, one of the session's models (e.g. `acp:copilot`). Default: this session's."),
 });
 
 const inputSchema = z
@@ -33,6 +35,7 @@ const inputSchema = z
     role: zRole.optional().describe("Role for the single task."),
     tasks: z.array(zTask).min(1).max(MAX_TASKS_PER_CALL).optional().describe("Independent tasks to run in parallel."),
     timeout_seconds: zTimeout.optional().describe("Default per-sub-agent time limit."),
+    model: zModel.optional().describe("Default model for the sub-agents (e.g. `acp:copilot`). Default: this session's."),
   })
   .refine((input) => (input.goal === undefined) !== (input.tasks === undefined), {
     message: "give either `goal` (one task) or `tasks` (a batch), not both",
@@ -42,10 +45,12 @@ export type DelegateTaskInput = z.infer<typeof inputSchema>;
 
 export function tasksOf(input: DelegateTaskInput): DelegatedTask[] {
   const seconds = (own: number | undefined) => own ?? input.timeout_seconds;
-  const list = input.tasks ?? [{ goal: input.goal!, context: input.context, role: input.role, timeout_seconds: undefined }];
+  const list = input.tasks ?? [{ goal: input.goal!, context: input.context, role: input.role, timeout_seconds: undefined, model: undefined }];
   return list.map((task) => {
     const timeout = seconds(task.timeout_seconds);
+    const model = task.model ?? input.model;
     return {
+      ...(model !== undefined ? { model } : {}),
       goal: task.goal,
       ...(task.context !== undefined ? { context: task.context } : {}),
       role: task.role ?? "leaf",

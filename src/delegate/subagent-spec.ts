@@ -21,6 +21,8 @@ export interface DelegatedTask {
   role: SubagentRole;
   /** Per-sub-agent limit from the task's start; the result then says `timeout`. */
   timeoutMs?: number | undefined;
+  /** The sub-agent's model (e.g. an upstream agent's `acp:<id>`); default: the parent's. */
+  model?: string | undefined;
 }
 
 /** What happened to one task, for the parent's live progress view. */

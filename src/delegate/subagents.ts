@@ -237,7 +237,7 @@ export class Subagents implements SubagentSpawner {
       depth: (record.delegation?.depth ?? 0) + 1,
       maxModelCalls: SUBAGENT_MAX_MODEL_CALLS,
       ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
-      model: record.model,
+      model: task.model ?? record.model,
       mode: record.mode,
       reasoningEffort: record.reasoningEffort,
       cwd: record.cwd,

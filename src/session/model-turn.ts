@@ -16,13 +16,14 @@ import { contextWindowFor, type ModelSettings } from "../config.js";
 import type { PermissionRuleStore } from "../db/permission-rules.js";
 import type { SegmentIndex } from "../db/segment-index.js";
 import type { SubagentSpawner } from "../delegate/subagent-spec.js";
-import type { AnyTool, ClientPort } from "../tools/tool.js";
+import type { AnyTool, ClientPort, ToolContext } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
 import { MemoryStore } from "../db/memory-store.js";
 import { compactHistory, type CompactionResult } from "./compactor.js";
 import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
 import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
+import { providerForTurn, type UpstreamPorts } from "./turn-provider.js";
 import type { UpdateLog } from "./update-log.js";
 
 /** What every turn of a session uses; built once per session object. */
@@ -43,6 +44,8 @@ export interface TurnPorts {
   retry?: RetryPolicy;
   /** Spawns sub-agents; undefined when this session may not delegate. */
   subagents(): SubagentSpawner | undefined;
+  /** Upstream ACP agents, the `acp:<id>` models (`turn-provider.ts`). */
+  upstreams?: UpstreamPorts;
 }
 
 /** How a sub-agent's task differs from an editor's prompt; each part defaults to the prompt's. */
@@ -76,18 +79,21 @@ export async function runModelTurn(
   turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides | undefined },
 ): Promise<TurnResult> {
   const over = turn.overrides ?? {};
-  const { log, provider } = ports;
+  const { log } = ports;
   const { store } = log;
   const emit = (update: SessionUpdate) => {
     log.emit(update);
     over.observe?.(update);
   };
+  const client = over.client ?? clientPortFor(log, turn.connectionId);
+  // An upstream agent's file requests use the turn's tool context (set below, before any model call).
+  let toolContext: ((toolCallId: string, signal: AbortSignal) => ToolContext) | undefined;
+  const provider = providerForTurn(ports, store.record()!, { client, connectionId: turn.connectionId, toolContext: (signal) => toolContext!(ports.newId(), signal) });
   if (!provider) {
     emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
   store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
-  const client = over.client ?? clientPortFor(log, turn.connectionId);
   const compaction = new CompactionCheck(ports, provider, client, turn.signal);
   // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
   let history = store.history();
@@ -120,7 +126,7 @@ export async function runModelTurn(
       provider,
       emit,
       record: (message) => store.appendHistory(message),
-      toolContext: (toolCallId, signal) => ({
+      toolContext: (toolContext = (toolCallId, signal) => ({
         sessionId: record.sessionId,
         tenant: record.tenant,
         db: ports.db,
@@ -132,7 +138,7 @@ export async function runModelTurn(
         emit,
         gate: (request) => gate.check(request, { toolCallId, signal }),
         ...(subagents ? { subagents } : {}),
-      }),
+      })),
       newId: ports.newId,
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
@@ -148,9 +154,13 @@ export async function runModelTurn(
 
 /** Compaction on demand (`/compress`), with the same ports as a turn. */
 export async function compactNow(ports: TurnPorts, connectionId: string | null, signal: AbortSignal): Promise<CompactionResult | { status: "no_model" }> {
-  if (!ports.provider) return { status: "no_model" };
-  const client = clientPortFor(ports.log, connectionId).capabilities;
-  return compactHistory({ log: ports.log, provider: ports.provider, segments: ports.segments, client, newId: ports.newId }, signal, false);
+  const port = clientPortFor(ports.log, connectionId);
+  const noFiles = () => {
+    throw new Error("no file access while compacting");
+  };
+  const provider = providerForTurn(ports, ports.log.store.record()!, { client: port, connectionId, toolContext: noFiles });
+  if (!provider) return { status: "no_model" };
+  return compactHistory({ log: ports.log, provider, segments: ports.segments, client: port.capabilities, newId: ports.newId }, signal, false);
 }
 
 /**

@@ -4,7 +4,7 @@
  * with the class, so the contract is read here in one place. Every method
  * that answers a client returns an `RpcOutcome`: errors cross RPC as bodies.
  */
-import { type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
+import { type ErrorResponse, type RequestId, type UpstreamMessage } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
@@ -56,6 +56,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   /** An editor's answer to a request this session sent; false if it is not pending here. */
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): Promise<boolean>;
   detach(connectionId: string): Promise<void>;
+  /** `_hermes/upstream/message` from a proxy: one of its upstream agents' messages, for this session's tunnels. */
+  upstreamMessage(connectionId: string, params: UpstreamMessage): Promise<void>;
 
   // --- REST
   readHistory(tenant: string): Promise<RpcOutcome<SessionHistory>>;

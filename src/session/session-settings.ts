@@ -13,12 +13,13 @@ import type { UpdateLog } from "./update-log.js";
 export class SettingsController {
   constructor(
     private readonly log: UpdateLog,
-    private readonly models: string[],
+    /** Read on each use: proxy-hosted upstream models come and go with attachments. */
+    private readonly models: () => string[],
     private readonly onChange: (record: SessionRecord) => void,
   ) {}
 
   options(): SessionConfigOption[] {
-    return configOptions(settingsOf(this.log.store.record()!), this.models);
+    return configOptions(settingsOf(this.log.store.record()!), this.models());
   }
 
   modes(): SessionModeState {
@@ -28,7 +29,7 @@ export class SettingsController {
   /** Applies one change (throws -32602 on a bad value) and emits the updates it causes. */
   set(configId: string, value: unknown): SessionConfigOption[] {
     const record = this.log.store.record()!;
-    const next = applyConfigOption(settingsOf(record), this.models, configId, value);
+    const next = applyConfigOption(settingsOf(record), this.models(), configId, value);
     const updated = this.log.store.updateRecord(next);
     if (next.mode !== record.mode) this.log.emit({ sessionUpdate: "current_mode_update", currentModeId: next.mode });
     const options = this.options();

@@ -8,6 +8,7 @@ import { invalidRequest, sessionNotFound, type ErrorResponse, type RequestId } f
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
+import { upstreamSettingsLogged } from "../agent/providers/upstream-config.js";
 import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
@@ -39,6 +40,8 @@ import { setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
+import { UpstreamTunnels } from "./upstream-tunnels.js";
+import type { UpstreamMessage } from "@hermes-edge/protocol";
 
 /** What only the Durable Object can do for its session. */
 export interface SessionHost {
@@ -69,6 +72,8 @@ export class Session {
   readonly searchFeed: SearchFeed;
   /** The tenant's turn and sub-agent slots, and the usage turns add. */
   readonly slots: SessionSlots;
+  /** Upstream ACP agents run by an attached proxy (`acp:<id>` models). */
+  readonly tunnels: UpstreamTunnels;
 
   constructor(
     sql: SqlStorage,
@@ -81,10 +86,14 @@ export class Session {
     this.index = new SessionIndex(env.DB);
     this.indexWriter = new IndexWriter(this.store, this.index);
     this.segments = new SegmentIndex(env.DB);
-    this.settings = modelSettings(env);
+    this.tunnels = new UpstreamTunnels(this.log);
+    const base = modelSettings(env);
+    const tunnels = this.tunnels;
+    // The proxy-hosted upstreams depend on who is attached, so the list is read when used.
+    this.settings = { ...base, get models() { return [...base.models, ...tunnels.models().filter((m) => !base.models.includes(m))]; } };
     this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
     this.slots = new SessionSlots(env, this.store);
-    this.config = new SettingsController(this.log, this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
+    this.config = new SettingsController(this.log, () => this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
     // One stub per session keeps calls to it in the order they were made.
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
@@ -106,6 +115,7 @@ export class Session {
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
+      upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
     };
     this.runner = new PromptRunner({
       turn,
@@ -239,6 +249,12 @@ export class Session {
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
+    this.tunnels.detached(connectionId);
+  }
+
+  /** A message from a proxy-hosted upstream agent, for whichever of this session's tunnels it belongs to. */
+  upstreamMessage(connectionId: string, params: UpstreamMessage): void {
+    this.tunnels.receive(connectionId, params);
   }
 
   // --- REST ------------------------------------------------------------------------------------

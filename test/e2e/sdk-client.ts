@@ -19,7 +19,12 @@ export interface SdkClient {
 export async function connectSdk(
   wsUrl: string,
   token: string,
-  handlers: { permission?: (params: any) => unknown; elicitation?: (params: any, signal: AbortSignal) => unknown } = {},
+  handlers: {
+    permission?: (params: any) => unknown;
+    elicitation?: (params: any, signal: AbortSignal) => unknown;
+    readTextFile?: (params: any) => unknown;
+    writeTextFile?: (params: any) => unknown;
+  } = {},
 ): Promise<SdkClient> {
   const validator = new AgentFrameValidator();
   let socket: WebSocket | undefined;
@@ -46,6 +51,8 @@ export async function connectSdk(
   if (handlers.permission) app.onRequest("session/request_permission", (ctx) => handlers.permission!(ctx.params) as any);
   // The signal aborts when the agent withdraws the request with `$/cancel_request`.
   if (handlers.elicitation) app.onRequest("elicitation/create", (ctx) => handlers.elicitation!(ctx.params, ctx.signal) as any);
+  if (handlers.readTextFile) app.onRequest("fs/read_text_file", (ctx) => handlers.readTextFile!(ctx.params) as any);
+  if (handlers.writeTextFile) app.onRequest("fs/write_text_file", (ctx) => handlers.writeTextFile!(ctx.params) as any);
   const stream = createWebSocketStream(wsUrl, {
     WebSocket: TappedWebSocket as unknown as WebSocketConstructor,
     headers: { Authorization: `Bearer ${token}` },

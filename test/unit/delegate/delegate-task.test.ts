@@ -28,6 +28,16 @@ describe("delegate_task input", () => {
     ]);
   });
 
+  it("passes an optional model per task, a task's own beating the call's", () => {
+    expect(tasksOf({ goal: "a", model: "acp:copilot" })).toEqual([{ goal: "a", role: "leaf", model: "acp:copilot" }]);
+    expect(tasksOf({ tasks: [{ goal: "a", model: "gpt-4o" }, { goal: "b" }], model: "acp:copilot" })).toEqual([
+      { goal: "a", role: "leaf", model: "gpt-4o" },
+      { goal: "b", role: "leaf", model: "acp:copilot" },
+    ]);
+    expect(parse({ goal: "a", model: "" }).success).toBe(false);
+    expect(parse({ goal: "a", model: 3 }).success).toBe(false);
+  });
+
   it("is an execute tool titled after its work", () => {
     expect(delegateTaskTool.kind).toBe("execute");
     expect(delegateTaskTool.title({ goal: "Fix it" })).toBe("Delegate: Fix it");

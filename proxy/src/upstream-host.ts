@@ -1,0 +1,144 @@
+/**
+ * Runs the user's local ACP agents for the service and tunnels their stdio
+ * over the proxy's connection as `_hermes/upstream/message`. A process starts
+ * on first use, is restarted once if it dies, and is killed when the proxy
+ * exits. While it is down, each request sent to it is answered with an error
+ * that names the upstream and the cause, so the model call fails clearly.
+ * @module
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { notificationFrame, UPSTREAM_MESSAGE, withDeclaredUpstreams, zUpstreamMessage, type DeclaredUpstream, type IncomingRequest, requestFrame } from "@hermes-edge/protocol";
+import type { Logger } from "./log.js";
+import type { UpstreamCommands } from "./upstream-spec.js";
+
+type Message = { jsonrpc: "2.0"; id?: unknown; method?: unknown; [key: string]: unknown };
+
+export class UpstreamHost {
+  readonly #processes = new Map<string, HostedUpstream>();
+  #send: (text: string) => void = () => undefined;
+
+  constructor(
+    commands: UpstreamCommands,
+    private readonly log: Logger,
+  ) {
+    for (const [id, command] of Object.entries(commands)) {
+      this.#processes.set(id, new HostedUpstream(id, command, log, (message) => this.#send(notificationFrame(UPSTREAM_MESSAGE, { upstreamId: id, message }))));
+    }
+  }
+
+  get declared(): DeclaredUpstream[] {
+    return [...this.#processes.keys()].map((id) => ({ id, name: id }));
+  }
+
+  /** Where messages for the service go (the bridge's current connection). */
+  connect(send: (text: string) => void): void {
+    this.#send = send;
+  }
+
+  /** The editor's `initialize`, with the upstreams declared in its client capabilities. */
+  initialize(message: IncomingRequest): { message: IncomingRequest; text: string } | undefined {
+    if (this.#processes.size === 0) return undefined;
+    const rewritten = { ...message, params: withDeclaredUpstreams(message.params ?? {}, this.declared) };
+    return { message: rewritten, text: requestFrame(rewritten.id, rewritten.method, rewritten.params) };
+  }
+
+  /** A `_hermes/upstream/message` from the service. */
+  fromService(params: unknown): void {
+    const parsed = zUpstreamMessage.safeParse(params);
+    if (!parsed.success) return this.log.warn(`ignored a malformed ${UPSTREAM_MESSAGE} from the service`);
+    const upstream = this.#processes.get(parsed.data.upstreamId);
+    if (!upstream) return this.log.warn(`the service asked for upstream ${parsed.data.upstreamId}, which this proxy does not run`);
+    upstream.deliver(parsed.data.message as Message);
+  }
+
+  stop(): void {
+    for (const upstream of this.#processes.values()) upstream.kill();
+  }
+}
+
+class HostedUpstream {
+  #child: ChildProcess | undefined;
+  #restarts = 0;
+  #dead: string | undefined;
+  #stopping = false;
+  /** Requests sent to the process and not answered yet: answered with an error if it dies. */
+  readonly #pending = new Set<string>();
+
+  constructor(
+    private readonly id: string,
+    private readonly command: string,
+    private readonly log: Logger,
+    private readonly send: (message: Message) => void,
+  ) {}
+
+  deliver(message: Message): void {
+    const isRequest = typeof message.method === "string" && message.id !== undefined;
+    if (this.#dead !== undefined) {
+      if (isRequest) this.#fail(message.id, this.#dead);
+      return;
+    }
+    const child = this.#child ?? this.#start();
+    if (isRequest) this.#pending.add(JSON.stringify(message.id));
+    child.stdin?.write(JSON.stringify(message) + "\n");
+  }
+
+  kill(): void {
+    this.#stopping = true;
+    const child = this.#child;
+    if (!child?.pid || child.exitCode !== null) return;
+    try {
+      process.kill(-child.pid, "SIGTERM"); // the shell and the agent it started
+    } catch {
+      child.kill("SIGTERM");
+    }
+  }
+
+  #start(): ChildProcess {
+    this.log.info(`starting upstream ${this.id}: ${this.command}`);
+    // A shell runs the command line as the user wrote it; its own process group lets kill() end the agent too.
+    const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
+    this.#child = child;
+    createInterface({ input: child.stdout! }).on("line", (line) => this.#fromProcess(line));
+    createInterface({ input: child.stderr! }).on("line", (line) => this.log.debug(`[upstream ${this.id}] ${line}`));
+    child.stdin?.on("error", () => undefined); // EPIPE after a crash is reported by "exit"
+    child.on("error", (err) => this.#exited(`could not be started (${err.message})`));
+    child.on("exit", (code, signal) => this.#exited(signal ? `was killed by ${signal}` : code === 127 ? "exited with code 127 (command not found)" : `exited with code ${code}`));
+    return child;
+  }
+
+  #fromProcess(line: string): void {
+    if (line.trim() === "") return;
+    let message: Message;
+    try {
+      message = JSON.parse(line) as Message;
+    } catch {
+      this.log.debug(`[upstream ${this.id}] non-JSON line on stdout ignored`);
+      return;
+    }
+    if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0") return;
+    if (message.method === undefined && message.id !== undefined) this.#pending.delete(JSON.stringify(message.id));
+    this.send(message);
+  }
+
+  #exited(why: string): void {
+    if (this.#child === undefined) return;
+    this.#child = undefined;
+    if (this.#stopping) return;
+    const cause = `the local upstream agent ${this.id} (${this.command}) ${why}`;
+    this.log.warn(cause);
+    for (const id of this.#pending) this.#fail(JSON.parse(id), cause);
+    this.#pending.clear();
+    if (this.#restarts >= 1) {
+      this.#dead = `${cause}, again after one restart; fix it and restart hermes-edge-proxy`;
+      return;
+    }
+    this.#restarts += 1;
+    this.log.info(`restarting upstream ${this.id} once`);
+    this.#start();
+  }
+
+  #fail(id: unknown, message: string): void {
+    this.send({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Proxy-hosted upstream agents end to end: the official SDK client as the
+ * editor spawns the BUILT proxy with `--upstream fake="…"`; the proxy runs the
+ * fake upstream agent (official SDK agent API, on stdio) and tunnels it to
+ * `wrangler dev` as `_hermes/upstream/message`; sessions use it as `acp:fake`.
+ */
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
+import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+
+const TOKEN = "tok-upstream-proxy-e2e";
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PROXY_DIR = join(REPO_ROOT, "proxy");
+const CLI = join(PROXY_DIR, "dist", "cli.js");
+const FAKE = `"${process.execPath}" --import tsx test/support/fake-upstream-stdio.ts`;
+
+let mock: MockOpenAI;
+let server: DevServer;
+const editors: { kill(): void }[] = [];
+
+function ensureProxyBuilt(): void {
+  const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) => readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs));
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
+  execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
+}
+
+beforeAll(async () => {
+  ensureProxyBuilt();
+  mock = await startMockOpenAI();
+  server = await startDevServer({
+    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model", HERMES_ACP_UPSTREAM_TIMEOUT_MS: "3000" },
+  });
+}, 180_000);
+
+afterEach(() => {
+  for (const e of editors.splice(0)) e.kill();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await mock?.close();
+});
+
+function isolatedEnv(extra: Record<string, string>): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), "hermes-upstream-proxy-"));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;
+  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
+}
+
+async function editor(upstreams: string[]) {
+  const logFile = join(mkdtempSync(join(tmpdir(), "fake-upstream-")), "events.jsonl");
+  const cwd = `/home/dev/proxied-${crypto.randomUUID().slice(0, 8)}`;
+  const args = ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...upstreams.flatMap((u) => ["--upstream", u])];
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile }), stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (c) => (stderr += String(c)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  editors.push({ kill: () => child.kill("SIGTERM") });
+  const updates: SessionNotification[] = [];
+  const reads: string[] = [];
+  const app = client({ name: "upstream-proxy-e2e" })
+    .onNotification("session/update", (ctx) => void updates.push(ctx.params))
+    .onRequest("fs/read_text_file", (ctx) => {
+      reads.push(ctx.params.path);
+      if (ctx.params.path === `${cwd}/notes.txt`) return { content: "remember the milk" };
+      throw new Error("not found");
+    });
+  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  await conn.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+  const created = await conn.agent.request("session/new", { cwd, mcpServers: [] });
+  const sessionId = created.sessionId;
+  const prompt = (text: string) => conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const text = () =>
+    updates
+      .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.update as { content: { text?: string } }).content.text ?? "")
+      .join("");
+  const events = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { kind: string; [k: string]: unknown }) : []);
+  const setModel = (value: string) => conn.agent.request("session/set_config_option", { sessionId, configId: "model", value });
+  return { child, conn, created, sessionId, cwd, prompt, text, events, reads, setModel, exited, stderr: () => stderr };
+}
+
+describe("proxy-hosted upstream ACP agents (--upstream)", () => {
+  it("declares them at initialize, so sessions through that proxy offer acp:<id>, and starts the process on first use", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    const model = (e.created.configOptions ?? []).find((o) => o.id === "model") as { options: { value: string }[] };
+    expect(model.options.map((o) => o.value)).toEqual(["mock-model", "acp:fake"]);
+    expect(e.events()).toEqual([]); // not started before it is used
+    await e.setModel("acp:fake");
+    await e.prompt("hi upstream:stream");
+    expect(e.text()).toBe("Hello from the upstream.");
+    expect(e.events().filter((x) => x.kind === "start")).toHaveLength(1);
+    expect(e.events().find((x) => x.kind === "initialize")).toMatchObject({ clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } });
+  });
+
+  it("runs a <tool_call> through read_file on the editor, confines fs, rejects permissions, refuses terminals", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    await e.setModel("acp:fake");
+    await e.prompt("upstream:tool-call");
+    expect(e.reads).toEqual([`${e.cwd}/notes.txt`]);
+    expect(e.text()).toBe("Let me read it.\nThe file says: remember the milk");
+    await e.prompt("upstream:fs");
+    expect(e.text()).toContain("inside: ok remember the milk");
+    expect(e.text()).toMatch(/outside: error -32602 .*outside the workspace/);
+    await e.prompt("upstream:permission");
+    expect(e.text()).toContain("permission answer: no");
+    await e.prompt("upstream:terminal");
+    expect(e.text()).toMatch(/terminal: error -32601 /);
+  });
+
+  it("restarts a crashed process once, then reports it dead; the session goes on with another model", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    await e.setModel("acp:fake");
+    await expect(e.prompt("upstream:crash")).rejects.toThrow(/upstream agent "fake" \(acp:fake\) failed: .*local upstream agent fake .* exited with code 3/);
+    await expect.poll(() => e.events().filter((x) => x.kind === "start").length, { timeout: 10_000 }).toBe(2);
+    await e.prompt("after restart upstream:stream");
+    expect(e.text()).toContain("Hello from the upstream.");
+    await expect(e.prompt("upstream:crash")).rejects.toThrow(/exited with code 3/);
+    await expect(e.prompt("upstream:stream")).rejects.toThrow(/again after one restart; fix it and restart hermes-edge-proxy/);
+    await e.setModel("mock-model");
+    mock.setScript("e2e-upstream-proxy-after", [{ text: "mock answers" }]);
+    await e.prompt("[[mock:e2e-upstream-proxy-after]]");
+    expect(e.text()).toContain("mock answers");
+  });
+
+  it("tunnels session/cancel to the process, and fails a hang past the timeout", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    await e.setModel("acp:fake");
+    const answer = e.prompt("upstream:cancel");
+    await expect.poll(() => e.text(), { timeout: 10_000 }).toContain("partial answer");
+    await e.conn.agent.notify("session/cancel", { sessionId: e.sessionId });
+    expect((await answer).stopReason).toBe("cancelled");
+    await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
+    await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+  });
+
+  it("reports a command that does not exist", async () => {
+    const e = await editor(["nope=/definitely/not/a/command --acp"]);
+    await e.setModel("acp:nope");
+    await expect(e.prompt("hello")).rejects.toThrow(/local upstream agent nope \(\/definitely\/not\/a\/command --acp\) exited with code 127 \(command not found\)/);
+  });
+
+  it("kills the process when the proxy exits", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    await e.setModel("acp:fake");
+    await e.prompt("upstream:stream");
+    const pid = e.events().find((x) => x.kind === "start")!.pid as number;
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    e.child.stdin.end(); // the editor quits
+    await e.exited;
+    await expect.poll(() => { try { process.kill(pid, 0); return "alive"; } catch { return "gone"; } }, { timeout: 10_000 }).toBe("gone");
+  });
+});
