@@ -105,7 +105,8 @@ export async function measureFirstToken(ctx: FigureContext): Promise<SummaryRow[
       latencyRow(`${path.name}:   mock's own time to first token`, summarize(path.samples.map((s) => s.model))),
       latencyRow(`${path.name}:   prompt sent → first chunk (raw)`, summarize(path.endToEnd)),
     );
-    const target = path.name === "direct" ? 5 : 7;
+    // The session-core issue's targets (the first wave's were 5 and 7 ms).
+    const target = path.name === "direct" ? 2.5 : 3;
     out.push(
       { figure: "1 first token", metric: `overhead ${path.name}, median`, value: `${fmt(over.p50)} ms`, target: `≤ ${target} ms`, ...against(over.p50, target, "ms") },
       { figure: "1 first token", metric: `overhead ${path.name}, p95`, value: `${fmt(over.p95)} ms (min ${fmt(over.min)}, max ${fmt(over.max)})`, target: "—", status: "info" },
@@ -120,7 +121,7 @@ export async function measureFirstToken(ctx: FigureContext): Promise<SummaryRow[
   if (cpuBefore !== undefined && cpuAfter !== undefined) {
     const perPrompt = (cpuAfter - cpuBefore) / (2 * (warmup + n));
     ctx.log(`Worker CPU (workerd running the Worker and its Durable Objects): ${fmt(perPrompt)} ms per prompt, one in ${PROMPTS_PER_SESSION} also opening its session`);
-    out.push({ figure: "1 first token", metric: "Worker CPU per prompt (short answer)", value: `${fmt(perPrompt)} ms`, target: "—", status: "info" });
+    out.push({ figure: "1 first token", metric: "Worker CPU per prompt (short answer)", value: `${fmt(perPrompt)} ms`, target: "≤ 4 ms", ...against(perPrompt, 4, "ms") });
   }
   return out;
 }
