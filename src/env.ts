@@ -36,4 +36,6 @@ export interface Env {
   HERMES_MAX_CONCURRENT_CHILDREN?: string;
   /** `ask` (default): a sub-agent's permission requests go to the editor, labelled; `deny`: they are refused. */
   HERMES_SUBAGENT_APPROVAL?: string;
+  /** `1`: `http`/`sse` MCP servers may be on loopback or private addresses (local development only). */
+  HERMES_ALLOW_PRIVATE_MCP?: string;
 }

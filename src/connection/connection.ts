@@ -24,6 +24,7 @@ import {
   errorFrame,
   invalidParams,
   invalidRequest,
+  MCP_MESSAGE,
   methodNotFound,
   RequestError,
   resultFrame,
@@ -32,6 +33,7 @@ import {
   type IncomingNotification,
   type IncomingRequest,
   type IncomingResponse,
+  zMcpMessageParams,
 } from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
 import { requireLogin } from "./logout.js";
@@ -204,6 +206,13 @@ async function handleNotification(message: IncomingNotification, connection: Con
     const requestId = parsed.data.requestId;
     // The request may be a prompt queued in any attached session; each ignores ids it does not know.
     await Promise.all(connection.state.get()!.sessions.map((id) => connection.session(id).cancelRequest(connection.ref(), requestId)));
+    return;
+  }
+  if (message.method === MCP_MESSAGE) {
+    // Server ids are unique on the connection, not per session: each attached session ignores ids it did not get.
+    const parsed = zMcpMessageParams.safeParse(message.params ?? {});
+    if (!parsed.success) return console.warn("ignored malformed mcp/message notification", parsed.error.issues);
+    await Promise.all(connection.state.get()!.sessions.map((id) => connection.session(id).mcpNotification(connection.id, parsed.data)));
   }
 }
 

@@ -214,6 +214,7 @@ export class PromptRunner {
         settings: this.parts.settings,
         models: turn.settings.models,
         toolNames: () => toolsForTurn(turn, row.connectionId).map((t) => t.name),
+        mcpServers: () => turn.mcp?.summaries() ?? [],
         contextWindow: () => this.#contextWindow(),
         clearHistory: () => store.clearHistory(),
         lastPrompt: () => this.#lastPrompt(),

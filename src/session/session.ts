@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
+import { sessionNotFound, type ErrorResponse, type McpMessageParams, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -18,6 +18,7 @@ import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControl
 import { SubagentTask } from "../delegate/subagent-task.js";
 import { Subagents } from "../delegate/subagents.js";
 import type { Env } from "../env.js";
+import { McpServers } from "../mcp/mcp-servers.js";
 import { toolsFor } from "../tools/index.js";
 import type { ClientPort } from "../tools/tool.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -64,6 +65,8 @@ export class Session {
   readonly task: SubagentTask;
   /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
   readonly searchFeed: SearchFeed;
+  /** The attached editors' MCP servers, per connection, in memory. */
+  readonly mcp: McpServers;
 
   constructor(sql: SqlStorage, env: Env, private readonly host: SessionHost) {
     this.store = new SessionStore(sql);
@@ -80,8 +83,9 @@ export class Session {
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
     this.subagents = new Subagents(this.log, this.index, delegation, stub);
+    this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
     // `delegate_task` is in the registry only while this session may delegate.
-    const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.subagents.canDelegate() });
+    const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;
     const turn: TurnPorts = {
       log: this.log,
@@ -96,6 +100,7 @@ export class Session {
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
+      mcp: this.mcp,
     };
     this.runner = new PromptRunner({
       turn,
@@ -125,6 +130,7 @@ export class Session {
     const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
+    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
     return null;
   }
 
@@ -150,6 +156,7 @@ export class Session {
     importSnapshot(this.store, snapshot, init.sessionId);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
+    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
     return null;
   }
 
@@ -166,6 +173,7 @@ export class Session {
     if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
     await this.#answerOpen(conn, requestId, { _meta: meta }, options.replay ? "replayed" : "send");
+    this.mcp.attach(conn.connectionId, options.mcpServers ?? []);
     return null;
   }
 
@@ -224,6 +232,11 @@ export class Session {
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
+    this.mcp.detach(connectionId);
+  }
+
+  mcpNotification(connectionId: string, params: McpMessageParams): void {
+    if (this.log.isAttached(connectionId)) this.mcp.notify(connectionId, params);
   }
 
   // --- REST ------------------------------------------------------------------------------------
@@ -292,6 +305,7 @@ export class Session {
     this.runner.cancelAll();
     await this.runner.idle();
     this.log.detachAll();
+    this.mcp.closeAll();
   }
 
   /** After a restart: the cut turn and its sub-agents are recorded as interrupted; pending index writes go out. */

@@ -16,3 +16,4 @@ export * from "./reconnect-tracker.js";
 export * from "./session-setup.js";
 export type * from "./tracker-types.js";
 export * from "./turn-ended.js";
+export * from "./mcp-message.js";
