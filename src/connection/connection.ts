@@ -157,6 +157,14 @@ async function dispatchFrame(text: string, connection: Connection, maxFrameBytes
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });
+    const answered = oversizeAnswerId(text);
+    const sessionId = sessionOfRequestId(answered);
+    if (answered && sessionId && connection.state.get()?.sessions.includes(sessionId)) {
+      // An editor's answer (e.g. a huge MCP result) that cannot be read still ends the request waiting for it.
+      const message = `The answer of ${size.toLocaleString("en-US")} bytes exceeds the ${maxFrameBytes.toLocaleString("en-US")}-byte frame limit (HERMES_MAX_FRAME_BYTES)`;
+      await connection.session(sessionId).clientResponse(connection.id, { id: answered, error: { code: ErrorCode.invalidRequest, message } });
+      return;
+    }
     connection.send(errorFrame(null, toErrorResponse(error)));
     return;
   }
@@ -223,6 +231,13 @@ async function handleResponse(message: IncomingResponse, connection: Connection)
     id: message.id,
     ...(message.error ? { error: message.error } : { result: message.result }),
   });
+}
+
+/** The id of a response to one of the session's requests, read from the start of a frame too large to parse. */
+function oversizeAnswerId(text: string): string | null {
+  const head = text.slice(0, 512);
+  if (/"method"\s*:/.test(head)) return null;
+  return /"id"\s*:\s*"(hermes:[^"\\]+:\d+)"/.exec(head)?.[1] ?? null;
 }
 
 /** UTF-8 length, computed only when the string could be over the limit. */

@@ -209,6 +209,8 @@ export class PromptRunner {
     // A task's goal is never a slash command, whatever it starts with.
     const command = task ? null : parseSlashCommand(prompt);
     if (command) {
+      // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
+      await turn.mcp?.ready();
       const result = runCommand(command, {
         record: () => store.record()!,
         settings: this.parts.settings,
