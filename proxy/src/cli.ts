@@ -59,6 +59,8 @@ async function main(): Promise<number> {
     cwd: process.cwd(),
     testDropAfterFrames: testDropAfterFrames(process.env, log),
   });
+  // Whatever way the proxy ends, no MCP server it started outlives it.
+  process.once("exit", () => bridge.mcp.killNow());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       log.info(`${signal} received; shutting down`);

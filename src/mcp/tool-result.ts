@@ -24,8 +24,8 @@ export function toolOutcome(tool: string, result: CallToolResult): ToolOutcome {
   const structured = result.structuredContent;
   if (structured !== undefined && structured !== null) {
     const json = JSON.stringify(structured);
-    // Servers SHOULD also send the JSON as text; the model need not read it twice.
-    if (!modelParts.includes(json)) {
+    // Servers SHOULD also send it as text (MCP spec); then the model need not read it twice.
+    if (!(result.content ?? []).some((b) => b.type === "text")) {
       modelParts.push(`Structured result:\n${json}`);
       content.push(previewBlock(json));
     }
