@@ -10,15 +10,19 @@ import { isStdioEntry, MCP_MESSAGE, type McpMessageParams, type McpServerEntry }
 import { agentMessageChunk } from "../acp/updates.js";
 import { delegateTaskTool } from "../delegate/delegate-task.js";
 import { ALL_TOOLS } from "../tools/index.js";
-import type { AnyTool } from "../tools/tool.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ToolError, type AnyTool } from "../tools/tool.js";
 import type { UpdateLog } from "../session/update-log.js";
 import { acpLink } from "./acp-link.js";
 import { connectHttp } from "./http-link.js";
+import type { McpToolInfo } from "./mcp-link.js";
 import { McpServer } from "./mcp-server.js";
 import { mcpTool } from "./mcp-tool.js";
+import type { McpToolDescriptor, SubagentMcp } from "./subagent-mcp.js";
 import { mcpToolName, sanitizeName } from "./tool-name.js";
 
-const BUILTIN_NAMES: ReadonlySet<string> = new Set([...ALL_TOOLS, delegateTaskTool].map((t) => t.name));
+/** Read when first needed: the tool modules and this one import each other through delegation. */
+const builtinNames = (): ReadonlySet<string> => new Set([...ALL_TOOLS, delegateTaskTool].map((t) => t.name));
 
 interface Declared {
   server: McpServer;
@@ -37,7 +41,7 @@ export interface McpServerSummary {
   tools: string[];
 }
 
-export class McpServers {
+export class McpServers implements SubagentMcp {
   readonly #byConnection = new Map<string, Declared[]>();
 
   constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {}
@@ -89,6 +93,26 @@ export class McpServers {
       }
     }
     return tools;
+  }
+
+  /** For sub-agents: the tools offered now, as data. */
+  descriptors(): McpToolDescriptor[] {
+    return this.#offeredWithServers().map(({ tool, d, info }) => ({ name: tool.name, server: d.server.name, info }));
+  }
+
+  /** A sub-agent's call of one of these tools by its offered name (its own gate has asked already). */
+  async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const found = this.#offeredWithServers().find((x) => x.tool.name === name);
+    if (!found) throw new ToolError(`The MCP tool ${name} is no longer available: the editor that declared its server is gone.`);
+    return found.d.server.call(found.info.name, args, signal);
+  }
+
+  #offeredWithServers(): { tool: AnyTool; d: Declared; info: McpToolInfo }[] {
+    const offered = new Set(this.tools());
+    return [...this.#byConnection.values()].flat().flatMap((d) => {
+      const tools = this.#offered(d);
+      return tools.filter((t) => offered.has(t)).map((tool) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! }));
+    });
   }
 
   /** `/mcp`: every server of the attached connections, with status and tools. */
@@ -146,9 +170,10 @@ export class McpServers {
     if (d.listed === d.server.tools) return d.offered;
     const others = new Set([...this.#byConnection.values()].flat().filter((x) => x !== d).flatMap((x) => x.offered.map((t) => t.name)));
     const offered: AnyTool[] = [];
+    const builtins = builtinNames();
     for (const info of d.server.tools) {
       const name = mcpToolName(d.server.name, info.name);
-      if (BUILTIN_NAMES.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
+      if (builtins.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
       else if (others.has(name) || offered.some((t) => t.name === name)) report?.(`tool "${info.name}" is left out: another MCP tool is already named ${name}`);
       else offered.push(mcpTool(d.server, info, name));
     }

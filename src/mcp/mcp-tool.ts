@@ -4,12 +4,12 @@
  * shown as `<server>: <title>`, gated unless read-only, and its result
  * converted for the model and the editor.
  */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { previewBlock } from "../tools/render.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { McpToolInfo } from "./mcp-link.js";
-import type { McpServer } from "./mcp-server.js";
 import { isReadOnlyKind, mcpToolKind } from "./tool-kind.js";
 import { toolOutcome } from "./tool-result.js";
 
@@ -17,7 +17,13 @@ const validators = new CfWorkerJsonSchemaValidator();
 /** Descriptions are the server's text in the model's context; a long one is cut. */
 const MAX_DESCRIPTION = 2_000;
 
-export function mcpTool(server: McpServer, info: McpToolInfo, name: string): AnyTool {
+/** Who answers the tool's calls: its server, or for a sub-agent the parent session. */
+export interface McpCaller {
+  name: string;
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
+}
+
+export function mcpTool(server: McpCaller, info: McpToolInfo, name: string): AnyTool {
   const kind = mcpToolKind(info.annotations);
   const schema = { type: "object", ...info.inputSchema };
   const validate = validators.getValidator<Record<string, unknown>>(schema);

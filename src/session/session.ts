@@ -84,6 +84,7 @@ export class Session {
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
     this.subagents = new Subagents(this.log, this.index, delegation, stub);
     this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
+    this.subagents.mcp = this.mcp;
     // `delegate_task` is in the registry only while this session may delegate.
     const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { McpBackend } from "./mcp-backend.js";
-import { ScriptedEditor, select, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
+import { mockCalls, mockScript, ScriptedEditor, select, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args });
 const acp = (name: string, serverId = `${name}-id`) => ({ type: "acp", name, serverId });
@@ -189,6 +189,19 @@ describe("acp MCP servers over mcp/message", () => {
     const names = offered(calls);
     expect(names).toEqual(expect.arrayContaining(["read_file", "mcp__fs__read_file", "mcp__fs__a_b"]));
     expect(names.filter((n: string) => n === "read_file" || n === "mcp__fs__a_b")).toHaveLength(2);
+  });
+});
+
+describe("sub-agents", () => {
+  it("get the parent's MCP tools, called through the parent's connection", async () => {
+    const child = uniqueKey("child");
+    await mockScript(child, [{ toolCalls: [call("cc", "mcp__docs__echo", { message: "from the sub-agent" })] }, { text: "child done" }]);
+    const { editor, backend, sessionId, key } = await setup([acp("docs")], docs);
+    await editor.turn(sessionId, key, [{ toolCalls: [call("call_delegate", "delegate_task", { goal: `echo it [[mock:${child}]]` })] }, { text: "parent done" }]);
+    const childCalls = await mockCalls(child);
+    expect(offered(childCalls)).toEqual(expect.arrayContaining(["mcp__docs__echo", "mcp__docs__delete_page"]));
+    expect(toolResults(childCalls[1])).toEqual({ cc: "Echo: from the sub-agent" });
+    expect(backend.received.filter((r) => r.method === "tools/call").map((r) => r.params.arguments)).toEqual([{ message: "from the sub-agent" }]);
   });
 });
 
