@@ -149,6 +149,21 @@ describe("the editor's stdio servers, run by the proxy", () => {
     expect(childrenOf(e.child.pid!)).toEqual([]);
   });
 
+  it("keeps the servers across a reconnect and declares them again when it re-attaches", async () => {
+    // Frame 4 from the service is its first mcp/message (tools/list): the socket drops right after it.
+    const e = startEditor(["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "4" }));
+    editors.push(e);
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-reconnect", [{ toolCalls: [{ id: "r1", name: "mcp__everything__echo", arguments: { message: "after the drop" } }] }, { text: "done" }]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("reconnect"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    await until(() => /re-attached 1 session/.test(e.stderr()), "the proxy to re-attach the session", 30_000);
+    const [pid] = childrenOf(e.child.pid!);
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-reconnect]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(toolMessages("e2e-mcp-reconnect", 1)).toEqual({ r1: "Echo: after the drop" });
+    expect(childrenOf(e.child.pid!)).toEqual([pid]);
+  });
+
   it("stops every server when the proxy exits", async () => {
     const e = editor();
     await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
