@@ -192,6 +192,26 @@ describe("acp MCP servers over mcp/message", () => {
   });
 });
 
+describe("which servers a session has", () => {
+  it("takes them from session/load and session/fork too, for the connection that declared them", async () => {
+    const first = await ScriptedEditor.open();
+    const sessionId = await first.newSession(uniqueCwd());
+    const editor = await ScriptedEditor.open();
+    const backend = new McpBackend(editor.client);
+    await docs(backend);
+    const loaded = await editor.client.request("session/load", { sessionId, cwd: uniqueCwd(), mcpServers: [acp("docs")] });
+    expect(loaded.error).toBeUndefined();
+    const key = uniqueKey();
+    const { calls } = await editor.turn(sessionId, key, [{ text: "ok" }]);
+    expect(offered(calls)).toContain("mcp__docs__echo");
+    const fork = await editor.client.call("session/fork", { sessionId, cwd: uniqueCwd(), mcpServers: [] });
+    // The fork's history carries the first prompt's mock key, so its model call is the key's second.
+    const forked = await editor.turn(fork.sessionId, key, null);
+    expect(forked.calls).toHaveLength(2);
+    expect(offered(forked.calls.slice(1)).some((n: string) => n.startsWith("mcp__"))).toBe(false);
+  });
+});
+
 describe("sub-agents", () => {
   it("get the parent's MCP tools, called through the parent's connection", async () => {
     const child = uniqueKey("child");
