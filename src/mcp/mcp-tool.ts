@@ -27,12 +27,14 @@ export function mcpTool(server: McpCaller, info: McpToolInfo, name: string): Any
   const kind = mcpToolKind(info.annotations);
   const schema = { type: "object", ...info.inputSchema };
   const validate = validators.getValidator<Record<string, unknown>>(schema);
+  // The model gets the schema without its `$schema` dialect URI, which some model APIs reject.
+  const { $schema: _dialect, ...parameters } = schema as Record<string, unknown>;
   const label = `${server.name}: ${info.title ?? info.annotations?.title ?? info.name}`;
   return {
     name,
     description: `[MCP server "${server.name}"] ${(info.description ?? info.title ?? info.name).slice(0, MAX_DESCRIPTION)}`,
     kind,
-    parameters: schema,
+    parameters,
     inputSchema: z.unknown().transform((input, ctx) => {
       const result = validate(input ?? {});
       if (!result.valid) {

@@ -23,26 +23,36 @@ const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-fi
 let mock: MockOpenAI;
 let server: DevServer;
 let everythingHttp: ChildProcess;
+let everythingSse: ChildProcess;
 let everythingUrl: string;
+let everythingSseUrl: string;
 const editors: Editor[] = [];
 const clients: SdkClient[] = [];
 
 beforeAll(async () => {
   ensureProxyBuilt();
   mock = await startMockOpenAI();
-  const port = await freePort();
-  everythingHttp = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("server-everything did not start")), 20_000);
-    const onData = (chunk: Buffer) => String(chunk).includes("listening") && (clearTimeout(timer), resolve());
-    everythingHttp.stdout!.on("data", onData);
-    everythingHttp.stderr!.on("data", onData);
-  });
-  everythingUrl = `http://127.0.0.1:${port}/mcp`;
+  const [httpPort, ssePort] = [await freePort(), await freePort()];
+  everythingHttp = await startEverything("streamableHttp", httpPort);
+  everythingSse = await startEverything("sse", ssePort);
+  everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
+  everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
   server = await startDevServer({
     vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model", HERMES_ALLOW_PRIVATE_MCP: "1" },
   });
 }, 180_000);
+
+/** server-everything in one of its HTTP modes on `port`, once it listens. */
+async function startEverything(mode: "streamableHttp" | "sse", port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server-everything (${mode}) did not start`)), 20_000);
+    const onData = (chunk: Buffer) => /listening|running/i.test(String(chunk)) && (clearTimeout(timer), resolve());
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+  });
+  return child;
+}
 
 afterEach(async () => {
   for (const e of editors.splice(0)) await e.kill();
@@ -51,6 +61,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   everythingHttp?.kill("SIGKILL");
+  everythingSse?.kill("SIGKILL");
   await server?.stop();
   await mock?.close();
 });
@@ -112,6 +123,16 @@ describe("an http MCP server reached by the service", () => {
     expect(toolCall(c.updates, "e1")[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "read", title: expect.stringMatching(/^everything: /) });
     expect(toolCall(c.updates, "e1").at(-1)).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "Echo: over http" } }] });
     expect(c.validator.errors).toEqual([]);
+  });
+
+  it("reaches an sse server too", async () => {
+    const c = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-sse", [{ toolCalls: [{ id: "e2", name: "mcp__old__get-sum", arguments: { a: 2, b: 3 } }] }, { text: "done" }]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("sse"), mcpServers: [{ type: "sse", name: "old", url: everythingSseUrl, headers: [] }] as never });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sum [[mock:e2e-mcp-sse]]" }] });
+    expect(toolMessages("e2e-mcp-sse", 1).e2).toMatch(/\b5\b/);
   });
 });
 
