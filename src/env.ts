@@ -40,4 +40,6 @@ export interface Env {
   HERMES_ACP_UPSTREAMS?: string;
   /** How long an upstream ACP agent may stay silent before its model call fails (default 120000). */
   HERMES_ACP_UPSTREAM_TIMEOUT_MS?: string;
+  /** `1`: `http`/`sse` MCP servers may be on loopback or private addresses (local development only). */
+  HERMES_ALLOW_PRIVATE_MCP?: string;
 }

@@ -23,6 +23,8 @@ await build({
   format: "esm",
   target: "node20",
   external: ["ws", "zod"],
+  // The MCP SDK's stdio transport pulls in CommonJS (cross-spawn) that requires Node builtins.
+  banner: { js: 'import { createRequire as __hermesCreateRequire } from "node:module"; const require = __hermesCreateRequire(import.meta.url);' },
   legalComments: "none",
   logLevel: "warning",
 });

@@ -19,6 +19,7 @@ import { LoginState } from "./login-state.js";
 import { Outage } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { ServiceConnection, type DropAfterFrames } from "./service-connection.js";
+import { StdioMcpHost } from "./stdio-mcp-host.js";
 import { TurnEndedOptIn } from "./turn-ended-opt-in.js";
 import type { UpstreamHost } from "./upstream-host.js";
 
@@ -53,6 +54,8 @@ export class Bridge {
   readonly #outage: Outage;
   readonly #turnEnded = new TurnEndedOptIn();
   readonly #login: LoginState;
+  /** The editor's stdio MCP servers, run here for the agent. */
+  readonly mcp: StdioMcpHost;
   #state: State = "idle";
   #link: ServiceConnection | undefined;
   #connectionId: string | null = null;
@@ -69,6 +72,7 @@ export class Bridge {
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
     options.upstreams?.connect((text) => this.#link?.send(text));
+    this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text));
   }
 
   /** Runs until stdin ends, a signal arrives or the token is refused; resolves with the exit code. */
@@ -98,7 +102,7 @@ export class Bridge {
     if (this.#state === "closed") return;
     this.#state = "closed";
     this.#o.upstreams?.stop();
-    await this.#disconnect("editor closed the connection");
+    await Promise.all([this.#disconnect("editor closed the connection"), this.mcp.closeAll()]);
     this.#exit(code);
   }
 
@@ -134,6 +138,8 @@ export class Bridge {
     if (!open && this.#outbox.isFull) return this.#answerError(message.id, outboxFullError());
     if (message.method === AGENT_METHODS.initialize) ({ message, text } = this.#turnEnded.initialize(message));
     if (message.method === AGENT_METHODS.initialize) ({ message, text } = this.#o.upstreams?.initialize(message) ?? { message, text });
+    // Before the tracker: a re-attach after a reconnect declares the rewritten `acp` entries again.
+    ({ message, text } = this.mcp.fromEditor(message, text));
     this.#tracker.clientRequest(message, text);
     if (open) this.#sendRequest(message.id, text);
     else {
@@ -220,6 +226,7 @@ export class Bridge {
   #fromService(link: ServiceConnection, frame: Frame, text: string): void {
     if (this.#link !== link) return;
     if (frame.kind === "notification" && frame.message.method === UPSTREAM_MESSAGE) return this.#o.upstreams?.fromService(frame.message.params);
+    if (this.mcp.fromService(frame)) return;
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);

@@ -64,6 +64,8 @@ async function main(): Promise<number> {
     testDropAfterFrames: testDropAfterFrames(process.env, log),
     upstreams,
   });
+  // Whatever way the proxy ends, no MCP server it started outlives it.
+  process.once("exit", () => bridge.mcp.killNow());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       log.info(`${signal} received; shutting down`);

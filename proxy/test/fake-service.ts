@@ -264,6 +264,22 @@ export class FakeService {
     return frame["method"] !== "_hermes/turn_ended" || this.#sockets.get(ws)?.turnEnded === true;
   }
 
+  /** Sends a request to the client on every open socket; resolves with the first response to it. */
+  requestClient(id: string, method: string, params: Json): Promise<Json> {
+    return new Promise((resolve) => {
+      for (const ws of this.#sockets.keys()) {
+        const onMessage = (data: Buffer): void => {
+          const message = JSON.parse(data.toString()) as Json;
+          if (message["id"] !== id || "method" in message) return;
+          ws.off("message", onMessage);
+          resolve(message);
+        };
+        ws.on("message", onMessage);
+        send(ws, { jsonrpc: "2.0", id, method, params });
+      }
+    });
+  }
+
   #askPermission(ws: WebSocket, sessionId: string): Promise<string> {
     const id = `perm-${sessionId}`;
     return new Promise((resolve) => {

@@ -3,7 +3,7 @@
  * always 1: the client decides whether it can speak it.
  */
 import type { AuthMethod, ClientCapabilities, InitializeResponse } from "@agentclientprotocol/sdk";
-import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
+import type { McpCapabilities as UnstableMcpCapabilities, SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import { PROTOCOL_VERSION } from "@hermes-edge/protocol";
 import pkg from "../../package.json";
 
@@ -45,6 +45,8 @@ export function initializeResult(client: ClientCapabilities | undefined): Initia
       // ACP `logout`: the connection (or, through the proxy, the saved token) is forgotten until `authenticate`.
       auth: { logout: {} },
       promptCapabilities: { image: true, embeddedContext: true },
+      // `acp` (MCP over ACP) is unstable; the proxy turns the editor's stdio servers into such entries.
+      mcpCapabilities: { http: true, sse: true, ...({ acp: true } satisfies UnstableMcpCapabilities) },
       // `fork`, `title`, `status` and `archive` are unstable ACP capabilities; stable clients ignore the extra keys.
       sessionCapabilities: {
         list: {},

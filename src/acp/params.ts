@@ -13,23 +13,23 @@ import type {
   DeleteSessionRequest,
   InitializeRequest,
   ListSessionsRequest,
-  LoadSessionRequest,
   LogoutRequest,
-  McpServer,
-  NewSessionRequest,
   PromptRequest,
-  ResumeSessionRequest,
   SetSessionConfigOptionRequest,
   SetSessionModeRequest,
 } from "@agentclientprotocol/sdk";
 import type {
   ArchiveSessionRequest,
   ForkSessionRequest,
+  LoadSessionRequest,
+  NewSessionRequest,
+  ResumeSessionRequest,
   ListSessionsRequest as UnstableListSessionsRequest,
   SessionStatusRequest,
   SetSessionTitleRequest,
   UnarchiveSessionRequest,
 } from "@agentclientprotocol/sdk/unstable";
+import { zMcpServerEntry } from "@hermes-edge/protocol";
 import { normalizeTitle } from "../session/session-title.js";
 
 /** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
@@ -50,10 +50,8 @@ export const zAbsolutePath = z
   .refine((p) => !p.includes("\0"), { message: "must not contain NUL bytes" });
 
 const zSessionId = z.string().min(1).max(128);
-/** Accepted and ignored: the agent runs on the edge and cannot reach editor-local MCP servers. */
-const zMcpServer = z.custom<McpServer>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
-  message: "an MCP server entry must be an object",
-});
+/** `http`, `sse` and `acp` servers are connected (`src/mcp/`); a `stdio` one is reported as needing the proxy. */
+const zMcpServer = zMcpServerEntry;
 const zMcpServers = z.array(zMcpServer).default([]);
 
 export const zInitialize = conforms<InitializeRequest>()(

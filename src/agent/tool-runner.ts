@@ -20,7 +20,7 @@ export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
         function: {
           name: tool.name,
           description: tool.description,
-          parameters: z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>,
+          parameters: tool.parameters ?? (z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>),
         },
       };
       specCache.set(tool, spec);

@@ -24,6 +24,7 @@ import {
   errorFrame,
   invalidParams,
   invalidRequest,
+  MCP_MESSAGE,
   methodNotFound,
   RequestError,
   resultFrame,
@@ -33,6 +34,7 @@ import {
   type IncomingRequest,
   type IncomingResponse,
   UPSTREAM_MESSAGE,
+  zMcpMessageParams,
 } from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
 import { requireLogin } from "./logout.js";
@@ -157,6 +159,14 @@ async function dispatchFrame(text: string, connection: Connection, maxFrameBytes
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });
+    const answered = oversizeAnswerId(text);
+    const sessionId = sessionOfRequestId(answered);
+    if (answered && sessionId && connection.state.get()?.sessions.includes(sessionId)) {
+      // An editor's answer (e.g. a huge MCP result) that cannot be read still ends the request waiting for it.
+      const message = `The answer of ${size.toLocaleString("en-US")} bytes exceeds the ${maxFrameBytes.toLocaleString("en-US")}-byte frame limit (HERMES_MAX_FRAME_BYTES)`;
+      await connection.session(sessionId).clientResponse(connection.id, { id: answered, error: { code: ErrorCode.invalidRequest, message } });
+      return;
+    }
     connection.send(errorFrame(null, toErrorResponse(error)));
     return;
   }
@@ -207,6 +217,13 @@ async function handleNotification(message: IncomingNotification, connection: Con
     const requestId = parsed.data.requestId;
     // The request may be a prompt queued in any attached session; each ignores ids it does not know.
     await Promise.all(connection.state.get()!.sessions.map((id) => connection.session(id).cancelRequest(connection.ref(), requestId)));
+    return;
+  }
+  if (message.method === MCP_MESSAGE) {
+    // Server ids are unique on the connection, not per session: each attached session ignores ids it did not get.
+    const parsed = zMcpMessageParams.safeParse(message.params ?? {});
+    if (!parsed.success) return console.warn("ignored malformed mcp/message notification", parsed.error.issues);
+    await Promise.all(connection.state.get()!.sessions.map((id) => connection.session(id).mcpNotification(connection.id, parsed.data)));
   }
 }
 
@@ -217,6 +234,13 @@ async function handleResponse(message: IncomingResponse, connection: Connection)
     id: message.id,
     ...(message.error ? { error: message.error } : { result: message.result }),
   });
+}
+
+/** The id of a response to one of the session's requests, read from the start of a frame too large to parse. */
+function oversizeAnswerId(text: string): string | null {
+  const head = text.slice(0, 512);
+  if (/"method"\s*:/.test(head)) return null;
+  return /"id"\s*:\s*"(hermes:[^"\\]+:\d+)"/.exec(head)?.[1] ?? null;
 }
 
 /** UTF-8 length, computed only when the string could be over the limit. */

@@ -74,7 +74,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   "session/new": spec(zNewSession, async (params, { connection, id }) => {
     const sessionId = crypto.randomUUID();
     connection.rememberSession(sessionId);
-    const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] };
+    const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers };
     unwrap(await connection.session(sessionId).create(connection.ref(), id, init), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
@@ -106,7 +106,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     const snapshot = unwrap(await connection.session(params.sessionId).forkSnapshot(connection.ref()));
     const sessionId = crypto.randomUUID();
     connection.rememberSession(sessionId);
-    const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] };
+    const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers ?? [] };
     unwrap(await connection.session(sessionId).createFork(connection.ref(), id, init, snapshot), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
@@ -170,6 +170,7 @@ async function open(
     afterSeq: afterSeqOf(params._meta),
     cwd: params.cwd,
     ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),
+    ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
   };
   unwrap(await connection.session(params.sessionId).open(connection.ref(), id, options), () => connection.forgetSession(params.sessionId));
   return DEFERRED;

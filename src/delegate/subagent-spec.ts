@@ -7,6 +7,7 @@
  */
 import { type ErrorResponse } from "@hermes-edge/protocol";
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { McpToolDescriptor } from "../mcp/subagent-mcp.js";
 import type { SegmentLineage } from "../session/session-record.js";
 import type { ClientPort } from "../tools/tool.js";
 import type { SubagentRole } from "./blocked-tools.js";
@@ -90,6 +91,8 @@ export interface SubagentSpec {
   /** Shown on the sub-agent's permission requests. */
   label: string;
   approval: "ask" | "deny";
+  /** The parent's MCP tools when the sub-agent starts; their calls go through the parent. */
+  mcpTools?: McpToolDescriptor[];
 }
 
 /** A sub-agent's request to the editor, as it crosses to the parent. */

@@ -6,6 +6,7 @@
  * calls relayed to it), and report a bounded result. History and updates
  * stay in this session, so `session/load` replays the whole run.
  */
+import { forwardedMcpTools } from "../mcp/subagent-mcp.js";
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { sessionInfoUpdate } from "../acp/updates.js";
 import type { ModelSettings } from "../config.js";
@@ -145,7 +146,7 @@ export class SubagentTask {
     // sub-agent (it restarted) cannot take its work: the task stops as interrupted.
     const relay = new Outbox((frames) => parent.relaySubagentUpdates(spec.subagentId, frames), () => this.interrupt("interrupted"));
     const client = forwardingClientPort(spec.clientCapabilities, (request) => parent.forwardEditorRequest(spec.subagentId, request));
-    const offered = this.parts.tools(client).filter((tool) => toolAllowedInMode(record.mode, tool.kind));
+    const offered = [...this.parts.tools(client), ...forwardedMcpTools(spec.mcpTools ?? [], client)].filter((tool) => toolAllowedInMode(record.mode, tool.kind));
     const tools = subagentTools(offered, spec.role, spec.depth, this.parts.maxSpawnDepth);
     const systemPrompt = subagentSystemPrompt({
       goal: spec.goal,

@@ -9,6 +9,7 @@
  * middle of a delegation cannot take their results any more, so it stops
  * them and records them as interrupted instead of leaving them orphaned.
  */
+import { SUBAGENT_MCP_CALL, zSubagentMcpCall, type SubagentMcp } from "../mcp/subagent-mcp.js";
 import { RequestError } from "@hermes-edge/protocol";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { DelegationSettings } from "../config.js";
@@ -55,6 +56,8 @@ interface Running extends Pick<SpawnOptions, "taskIndex" | "client" | "emit" | "
 export class Subagents implements SubagentSpawner {
   readonly pool: SubagentPool;
   readonly #running = new Map<string, Running>();
+  /** The session's MCP tools, lent to its sub-agents (set by the session). */
+  mcp: SubagentMcp | undefined;
 
   constructor(
     private readonly log: UpdateLog,
@@ -119,6 +122,7 @@ export class Subagents implements SubagentSpawner {
   async forward(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
     const entry = this.#running.get(subagentId);
     if (!entry) return { ok: false, error: { kind: "tool", message: "The task this sub-agent works for has ended." } };
+    if (request.method === SUBAGENT_MCP_CALL && this.mcp) return this.#callMcp(request, entry.controller.signal);
     if (!FORWARDABLE.test(request.method)) return { ok: false, error: { kind: "tool", message: `${request.method} cannot be sent to the editor.` } };
     try {
       const result = await entry.client.request(request.method, editorParams(request.method, request.params, entry.ids), {
@@ -222,6 +226,15 @@ export class Subagents implements SubagentSpawner {
     }
   }
 
+  async #callMcp(request: ForwardedRequest, signal: AbortSignal): Promise<ForwardOutcome> {
+    try {
+      const { name, arguments: args } = zSubagentMcpCall.parse(request.params);
+      return { ok: true, result: await this.mcp!.call(name, args, signal) };
+    } catch (err) {
+      return forwardFailure(err);
+    }
+  }
+
   /** Read when the sub-agent starts, not when it was queued: it follows the parent's mode and model as they are now. */
   #spec(entry: Running, task: DelegatedTask): SubagentSpec {
     const record = this.log.store.record()!;
@@ -247,6 +260,7 @@ export class Subagents implements SubagentSpawner {
       clientCapabilities: entry.client.capabilities,
       label: `sub-agent ${entry.taskIndex + 1}: ${shortLine(task.goal, 48)}`,
       approval: this.settings.subagentApproval,
+      ...(this.mcp ? { mcpTools: this.mcp.descriptors() } : {}),
     };
   }
 }

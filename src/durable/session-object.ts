@@ -4,7 +4,7 @@
  * owns the session's storage and runs its turns. Connection objects and
  * parent sessions call it through the `SessionRpc` interface.
  */
-import { type ErrorResponse, type RequestId, type UpstreamMessage } from "@hermes-edge/protocol";
+import type { ErrorResponse, McpMessageParams, RequestId, UpstreamMessage } from "@hermes-edge/protocol";
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { resultWithoutRun, type SubagentResult } from "../delegate/subagent-result.js";
@@ -83,6 +83,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
 
   upstreamMessage(connectionId: string, params: UpstreamMessage): Promise<void> {
     return guarded(this.#where("upstreamMessage", { connectionId }), undefined, () => this.#session.upstreamMessage(connectionId, params));
+  }
+
+  mcpNotification(connectionId: string, params: McpMessageParams): Promise<void> {
+    return guarded(this.#where("mcpNotification", { connectionId }), undefined, () => this.#session.mcpNotification(connectionId, params));
   }
 
   readHistory(tenant: string): Promise<RpcOutcome<SessionHistory>> {

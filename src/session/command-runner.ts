@@ -5,6 +5,8 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { AGENT_VERSION } from "../acp/capabilities.js";
 import { RequestError } from "@hermes-edge/protocol";
+import { mcpReport, toolsReport } from "../mcp/mcp-report.js";
+import type { McpServerSummary } from "../mcp/mcp-servers.js";
 import { MODES } from "./modes.js";
 import type { SessionRecord } from "./session-record.js";
 import type { SettingsController } from "./session-settings.js";
@@ -18,6 +20,8 @@ export interface CommandDeps {
   settings: SettingsController;
   models: string[];
   toolNames(): string[];
+  /** The MCP servers of the attached connections (`/mcp`, and `/tools` groups their tools). */
+  mcpServers(): McpServerSummary[];
   contextWindow(): number;
   clearHistory(): void;
   /** The interrupted prompt, else the last one that was not a command. */
@@ -33,10 +37,10 @@ export function runCommand(command: SlashCommand, deps: CommandDeps): CommandRes
       return { reply: helpText() };
     case "version":
       return { reply: `hermes-edge ${AGENT_VERSION}` };
-    case "tools": {
-      const names = deps.toolNames();
-      return { reply: names.length ? `Tools in this session (${record.mode} mode): ${names.join(", ")}` : `No tools are available in this session (${record.mode} mode, or the editor offers no file or terminal access).` };
-    }
+    case "tools":
+      return { reply: toolsReport(record.mode, deps.toolNames(), deps.mcpServers()) };
+    case "mcp":
+      return { reply: mcpReport(deps.mcpServers()) };
     case "context": {
       const used = record.lastUsage;
       const window = deps.contextWindow();

@@ -4,7 +4,7 @@
  * object) because it also names this Durable Object.
  */
 import type { NewSessionResponse } from "@agentclientprotocol/sdk";
-import { invalidRequest } from "@hermes-edge/protocol";
+import { invalidRequest, type McpServerEntry } from "@hermes-edge/protocol";
 import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { ConnectionRef } from "./connection-ref.js";
@@ -27,6 +27,8 @@ export interface CreateSessionInit {
   mode?: string;
   /** For forks and sub-agents: the lineage of the parent's current segment. */
   parentLineage?: SegmentLineage;
+  /** The attaching editor's MCP servers (kept with the attachment, never stored). */
+  mcpServers?: McpServerEntry[];
 }
 
 export async function createSession(

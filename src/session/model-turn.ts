@@ -16,6 +16,7 @@ import { contextWindowFor, type ModelSettings } from "../config.js";
 import type { PermissionRuleStore } from "../db/permission-rules.js";
 import type { SegmentIndex } from "../db/segment-index.js";
 import type { SubagentSpawner } from "../delegate/subagent-spec.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import type { AnyTool, ClientPort, ToolContext } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
 import { MemoryStore } from "../db/memory-store.js";
@@ -46,6 +47,8 @@ export interface TurnPorts {
   subagents(): SubagentSpawner | undefined;
   /** Upstream ACP agents, the `acp:<id>` models (`turn-provider.ts`). */
   upstreams?: UpstreamPorts;
+  /** The attached editors' MCP servers; a turn waits for those still connecting. */
+  mcp?: McpServers;
 }
 
 /** How a sub-agent's task differs from an editor's prompt; each part defaults to the prompt's. */
@@ -99,6 +102,7 @@ export async function runModelTurn(
   let history = store.history();
   if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
   const record = store.record()!;
+  await ports.mcp?.ready();
   const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
   const memory = over.systemPrompt ? "" : await memoryForPrompt(store, new MemoryStore(ports.db));
   const subagents = ports.subagents();

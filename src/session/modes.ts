@@ -29,7 +29,7 @@ export function toolAllowedInMode(mode: string, kind: ToolKind): boolean {
   return mode !== "read_only" || !MUTATING_KINDS.has(kind);
 }
 
-export type GateKind = "edit" | "execute";
+export type GateKind = "edit" | "execute" | "mcp";
 
 /** Whether a gated action needs the user's answer under `mode` (before remembered rules). */
 export function modeDecision(mode: string, kind: GateKind, sensitive: boolean): "ask" | "allow" | "deny" {

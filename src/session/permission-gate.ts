@@ -75,7 +75,7 @@ export class PermissionGate {
           toolCall: {
             toolCallId: call.toolCallId,
             title,
-            kind: request.kind,
+            kind: request.kind === "mcp" ? (request.toolKind ?? "other") : request.kind,
             status: "pending",
             content: request.content,
             locations: request.paths.map((path) => ({ path })),
@@ -124,6 +124,7 @@ export class PermissionGate {
  */
 export function ruleFor(request: GateRequest): string {
   if (request.kind === "edit") return "edit";
+  if (request.kind === "mcp") return request.rule ?? request.title;
   const command = (request.command ?? request.title.replace(/^\$\s*/, "")).trim();
   if (/[;&|$`<>\n(){}]/.test(command)) return `execute=${command}`;
   const program = command.split(/\s+/)[0] ?? "";
@@ -131,5 +132,6 @@ export function ruleFor(request: GateRequest): string {
 }
 
 function describe(request: GateRequest): string {
+  if (request.kind === "mcp") return `calling ${request.title}`;
   return request.kind === "edit" ? `editing ${request.paths.join(", ")}` : `running \`${request.command ?? request.title.replace(/^\$\s*/, "")}\``;
 }

@@ -30,6 +30,7 @@ export async function runPromptCommand(
     settings,
     models: turn.settings.models,
     toolNames: () => toolsForTurn(turn, connectionId).map((t) => t.name),
+    mcpServers: () => turn.mcp?.summaries() ?? [],
     contextWindow: () => contextWindowFor(store.record()!.model, turn.settings),
     clearHistory: () => store.clearHistory(),
     lastPrompt: () => lastPrompt(turn),

@@ -238,6 +238,8 @@ export class PromptRunner {
     // A task's goal is never a slash command, whatever it starts with.
     const command = task ? null : parseSlashCommand(prompt);
     if (command) {
+      // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
+      await turn.mcp?.ready();
       const result = await runPromptCommand(command, turn, this.parts.settings, row.connectionId, signal);
       if (!("prompt" in result)) return result;
       prompt = result.prompt;

@@ -4,7 +4,7 @@
  * with the class, so the contract is read here in one place. Every method
  * that answers a client returns an `RpcOutcome`: errors cross RPC as bodies.
  */
-import { type ErrorResponse, type RequestId, type UpstreamMessage } from "@hermes-edge/protocol";
+import type { ErrorResponse, McpMessageParams, McpServerEntry, RequestId, UpstreamMessage } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
@@ -27,6 +27,8 @@ export interface OpenOptions {
   afterSeq: number | undefined;
   cwd: string;
   additionalDirectories?: string[];
+  /** The attaching editor's MCP servers; omitted means none. */
+  mcpServers?: McpServerEntry[];
 }
 
 export interface SessionHistory {
@@ -58,6 +60,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   detach(connectionId: string): Promise<void>;
   /** `_hermes/upstream/message` from a proxy: one of its upstream agents' messages, for this session's tunnels. */
   upstreamMessage(connectionId: string, params: UpstreamMessage): Promise<void>;
+  /** A client's `mcp/message` notification for one of the `acp` MCP servers it declared here; ignored if unknown. */
+  mcpNotification(connectionId: string, params: McpMessageParams): Promise<void>;
 
   // --- REST
   readHistory(tenant: string): Promise<RpcOutcome<SessionHistory>>;

@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { invalidRequest, sessionNotFound, type ErrorResponse, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, sessionNotFound, type ErrorResponse, type McpMessageParams, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -20,6 +20,7 @@ import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControl
 import { SubagentTask } from "../delegate/subagent-task.js";
 import { Subagents } from "../delegate/subagents.js";
 import type { Env } from "../env.js";
+import { McpServers } from "../mcp/mcp-servers.js";
 import { SessionSlots } from "../tenant/session-slots.js";
 import { toolsFor } from "../tools/index.js";
 import type { ClientPort } from "../tools/tool.js";
@@ -74,6 +75,8 @@ export class Session {
   readonly slots: SessionSlots;
   /** Upstream ACP agents run by an attached proxy (`acp:<id>` models). */
   readonly tunnels: UpstreamTunnels;
+  /** The attached editors' MCP servers, per connection, in memory. */
+  readonly mcp: McpServers;
 
   constructor(
     sql: SqlStorage,
@@ -99,8 +102,10 @@ export class Session {
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
+    this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
+    this.subagents.mcp = this.mcp;
     // `delegate_task` is in the registry only while this session may delegate.
-    const tools = (client: ClientPort) => toolsFor(client, { canDelegate: this.subagents.canDelegate() });
+    const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;
     const turn: TurnPorts = {
       log: this.log,
@@ -116,6 +121,7 @@ export class Session {
       newId: () => crypto.randomUUID(),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
       upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
+      mcp: this.mcp,
     };
     this.runner = new PromptRunner({
       turn,
@@ -146,6 +152,7 @@ export class Session {
     const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
+    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
     this.#warmMemory();
     return null;
   }
@@ -172,6 +179,7 @@ export class Session {
     importSnapshot(this.store, snapshot, init.sessionId);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
+    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
     return null;
   }
 
@@ -188,6 +196,7 @@ export class Session {
     if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
     await this.#answerOpen(conn, requestId, { _meta: meta }, options.replay ? "replayed" : "send");
+    this.mcp.attach(conn.connectionId, options.mcpServers ?? []);
     this.#warmMemory();
     return null;
   }
@@ -250,11 +259,16 @@ export class Session {
   detach(connectionId: string): void {
     this.log.detach(connectionId);
     this.tunnels.detached(connectionId);
+    this.mcp.detach(connectionId);
   }
 
   /** A message from a proxy-hosted upstream agent, for whichever of this session's tunnels it belongs to. */
   upstreamMessage(connectionId: string, params: UpstreamMessage): void {
     this.tunnels.receive(connectionId, params);
+  }
+
+  mcpNotification(connectionId: string, params: McpMessageParams): void {
+    if (this.log.isAttached(connectionId)) this.mcp.notify(connectionId, params);
   }
 
   // --- REST ------------------------------------------------------------------------------------
@@ -328,6 +342,7 @@ export class Session {
     this.runner.cancelAll();
     await this.runner.idle();
     this.log.detachAll();
+    this.mcp.closeAll();
   }
 
   /** The object's heartbeat while a turn runs: the tenant's slot is renewed. */

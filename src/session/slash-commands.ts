@@ -9,6 +9,7 @@ export const COMMANDS = [
   { name: "model", description: "Show or switch the model", input: { hint: "[model id]" } },
   { name: "mode", description: "Show or switch the mode", input: { hint: "[read_only | default | accept_edits | dont_ask]" } },
   { name: "tools", description: "List the tools this session can use" },
+  { name: "mcp", description: "List the MCP servers, their status and tool counts" },
   { name: "context", description: "Tokens used and the context window" },
   { name: "compress", description: "Summarize older turns now to free context" },
   { name: "memory", description: "Show what the agent remembers about this project" },

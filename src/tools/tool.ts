@@ -44,13 +44,16 @@ export interface ToolContext {
 
 /** What a tool asks permission for: the diff it will write or the command it will run. */
 export interface GateRequest {
-  kind: "edit" | "execute";
+  kind: "edit" | "execute" | "mcp";
   /** Absolute, policy-checked paths the action touches (for `execute`, its working directory). */
   paths: string[];
   title: string;
   content: ToolCallContent[];
   /** For `execute`: the command line, so "allow" can be remembered per program. */
   command?: string;
+  /** For `mcp`: the rule "allow" is remembered as (the tool's `mcp__server__tool` name) and the kind shown. */
+  rule?: string;
+  toolKind?: ToolKind;
 }
 
 export interface ToolOutcome {
@@ -67,6 +70,8 @@ export interface Tool<Input = unknown> {
   description: string;
   kind: ToolKind;
   inputSchema: z.ZodType<Input>;
+  /** The JSON Schema offered to the model, when it is not derived from `inputSchema` (MCP tools bring their own). */
+  parameters?: Record<string, unknown>;
   title(input: Input): string;
   locations?(input: Input, ctx: { cwd: string }): ToolCallLocation[];
   /** False when the client lacks a capability the tool needs; it is then not offered. */

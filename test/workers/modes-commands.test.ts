@@ -95,7 +95,7 @@ describe("slash commands", () => {
     const update = await client.next((f) => f.params?.update?.sessionUpdate === "available_commands_update", 5000, 0);
     expect(update.params.sessionId).toBe(sessionId);
     expect(update.params.update.availableCommands.map((c: any) => c.name)).toEqual([
-      "help", "model", "mode", "tools", "context", "compress", "memory", "reset", "retry", "steer", "queue", "version",
+      "help", "model", "mode", "tools", "mcp", "context", "compress", "memory", "reset", "retry", "steer", "queue", "version",
     ]);
   });
 

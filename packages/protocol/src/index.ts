@@ -19,3 +19,4 @@ export * from "./session-setup.js";
 export type * from "./tracker-types.js";
 export * from "./turn-ended.js";
 export * from "./upstream-tunnel.js";
+export * from "./mcp-message.js";

@@ -26,6 +26,7 @@ describe("initializeResult", () => {
         loadSession: true,
         auth: { logout: {} },
         promptCapabilities: { image: true, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true, acp: true },
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {}, title: {}, status: {}, archive: {} },
       },
       authMethods: authMethods(undefined),

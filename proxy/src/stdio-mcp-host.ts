@@ -1,0 +1,148 @@
+/**
+ * The editor's stdio MCP servers, run here on the user's machine because the
+ * agent runs on a server. In `session/new`, `load`, `resume` and `fork` each
+ * stdio entry is started and rewritten into an `acp` entry `{ name, serverId }`
+ * (MCP over ACP); the service's `mcp/message` requests for those ids are
+ * answered here, and the servers' notifications go back as `mcp/message`
+ * notifications. Entries the editor declared as `acp` itself pass through.
+ * A session's servers stop when it is closed, and all of them when the proxy exits.
+ * @module
+ */
+import {
+  AGENT_METHODS,
+  errorFrame,
+  idKey,
+  isStdioEntry,
+  MCP_MESSAGE,
+  McpBindingError,
+  notificationFrame,
+  resultFrame,
+  zMcpMessageParams,
+  zMcpServerEntry,
+  type Frame,
+  type IncomingRequest,
+} from "@hermes-edge/protocol";
+import type { Logger } from "./log.js";
+import { boundMcpResult } from "./mcp-result-bound.js";
+import { StdioMcpServer } from "./stdio-mcp-server.js";
+
+const SETUP_METHODS: ReadonlySet<string> = new Set([AGENT_METHODS.session_new, AGENT_METHODS.session_load, AGENT_METHODS.session_resume, "session/fork"]);
+
+export class StdioMcpHost {
+  readonly #servers = new Map<string, StdioMcpServer>();
+  readonly #bySession = new Map<string, string[]>();
+  /** `session/new` and `session/fork` requests waiting for the session id their servers belong to. */
+  readonly #awaitingId = new Map<string, string[]>();
+  /** The last inner request id sent to each server: notifications are scoped to a request. */
+  readonly #lastRequest = new Map<string, string>();
+  #next = 1;
+
+  constructor(
+    private readonly log: Logger,
+    /** Sends a frame to the service on the current connection. */
+    private readonly send: (text: string) => void,
+  ) {}
+
+  /** An editor request: setup methods get their stdio entries started and rewritten; `session/close` stops a session's servers. */
+  fromEditor(message: IncomingRequest, text: string): { message: IncomingRequest; text: string } {
+    const params = message.params as Record<string, unknown> | undefined;
+    if (message.method === AGENT_METHODS.session_close && typeof params?.sessionId === "string") {
+      void this.#stopSession(params.sessionId);
+      return { message, text };
+    }
+    if (!SETUP_METHODS.has(message.method) || !Array.isArray(params?.mcpServers)) return { message, text };
+    const entries = params.mcpServers as unknown[];
+    const started: string[] = [];
+    const rewritten = entries.map((raw) => {
+      const parsed = zMcpServerEntry.safeParse(raw);
+      // Anything else (and anything malformed) goes to the service, which answers precisely.
+      if (!parsed.success || !isStdioEntry(parsed.data)) return raw;
+      const serverId = `hermes-proxy-stdio-${this.#next++}`;
+      const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
+      const server = new StdioMcpServer(parsed.data, serverId, cwd, this.log, (n) =>
+        this.send(notificationFrame(MCP_MESSAGE, { serverId, requestId: this.#lastRequest.get(serverId) ?? "none", method: n.method, ...(n.params ? { params: n.params } : {}) })),
+      );
+      this.#servers.set(serverId, server);
+      void server.start();
+      started.push(serverId);
+      return { type: "acp", name: parsed.data.name, serverId };
+    });
+    if (started.length === 0) return { message, text };
+    const sessionId = message.method === AGENT_METHODS.session_new || message.method === "session/fork" ? null : (params.sessionId as string);
+    if (sessionId) {
+      void this.#stopSession(sessionId); // an editor's own load/resume declares the set again
+      this.#bySession.set(sessionId, started);
+    } else this.#awaitingId.set(idKey(message.id), started);
+    const next = { ...message, params: { ...params, mcpServers: rewritten } };
+    return { message: next, text: JSON.stringify({ jsonrpc: "2.0", id: message.id, method: message.method, params: next.params }) };
+  }
+
+  /** A frame from the service; true when it was an `mcp/message` for one of these servers (answered here). */
+  fromService(frame: Frame): boolean {
+    if (frame.kind === "response") {
+      this.#responded(frame.message.id, frame.message.result, frame.message.error !== undefined);
+      return false;
+    }
+    if (frame.kind !== "request" || frame.message.method !== MCP_MESSAGE) return false;
+    const parsed = zMcpMessageParams.safeParse(frame.message.params);
+    if (!parsed.success || !parsed.data.serverId.startsWith("hermes-proxy-stdio-")) return false;
+    void this.#answer(frame.message.id, parsed.data);
+    return true;
+  }
+
+  /** Pids of the running servers (tests check that none outlives its session). */
+  pids(): number[] {
+    return [...this.#servers.values()].map((s) => s.pid).filter((p): p is number => p !== null);
+  }
+
+  async closeAll(): Promise<void> {
+    const servers = [...this.#servers.values()];
+    this.#servers.clear();
+    this.#bySession.clear();
+    await Promise.all(servers.map((s) => s.close()));
+  }
+
+  killNow(): void {
+    for (const server of this.#servers.values()) server.killNow();
+  }
+
+  async #answer(id: string | number, params: { serverId: string; requestId: string; method: string; params?: Record<string, unknown> | null | undefined }): Promise<void> {
+    const server = this.#servers.get(params.serverId);
+    if (!server) {
+      this.send(errorFrame(id, { code: McpBindingError.serverUnavailable, message: `no MCP server ${params.serverId} runs in this proxy (its session was closed)` }));
+      return;
+    }
+    this.#lastRequest.set(params.serverId, params.requestId);
+    const { _meta: _ignored, ...inner } = params.params ?? {};
+    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined);
+    if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
+    else if ("error" in outcome) this.send(resultFrame(id, { error: outcome.error }));
+    else this.send(resultFrame(id, { result: params.method === "tools/call" ? boundMcpResult(outcome.result) : outcome.result }));
+  }
+
+  #responded(id: unknown, result: unknown, failed: boolean): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const started = this.#awaitingId.get(idKey(id));
+    if (!started) return;
+    this.#awaitingId.delete(idKey(id));
+    const sessionId = (result as { sessionId?: unknown } | undefined)?.sessionId;
+    if (failed || typeof sessionId !== "string") {
+      void Promise.all(started.map((serverId) => this.#stop(serverId)));
+      return;
+    }
+    this.#bySession.set(sessionId, started);
+  }
+
+  async #stopSession(sessionId: string): Promise<void> {
+    const ids = this.#bySession.get(sessionId) ?? [];
+    this.#bySession.delete(sessionId);
+    await Promise.all(ids.map((serverId) => this.#stop(serverId)));
+  }
+
+  async #stop(serverId: string): Promise<void> {
+    const server = this.#servers.get(serverId);
+    this.#servers.delete(serverId);
+    this.#lastRequest.delete(serverId);
+    await server?.close();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * One of the editor's stdio MCP servers, run by the proxy on the user's
+ * machine: spawned with its command, args and env in the session's cwd, spoken
+ * to with the MCP SDK's stdio client (newline-delimited JSON-RPC). Its stderr
+ * goes to the proxy's log, never to stdout. A process that died is started
+ * again once, when the agent reconnects it (its next `tools/list`).
+ * @module
+ */
+import type { McpServerStdioEntry } from "@hermes-edge/protocol";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { McpError, ResultSchema, type Notification } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "./log.js";
+
+/** The inner outcome of one request, or why the server could not give one. */
+export type StdioOutcome = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { failed: string };
+
+const START_TIMEOUT_MS = 10_000;
+
+export class StdioMcpServer {
+  #client: Client | undefined;
+  #transport: StdioClientTransport | undefined;
+  #starting: Promise<string | null> | undefined;
+  #restarted = false;
+  #closed = false;
+  /** Why the process is not running, once it stopped (or never started). */
+  #down: string | null = null;
+
+  constructor(
+    readonly entry: McpServerStdioEntry,
+    readonly serverId: string,
+    private readonly cwd: string,
+    private readonly log: Logger,
+    /** Server → agent notifications (e.g. `notifications/tools/list_changed`). */
+    private readonly notify: (notification: Notification) => void,
+  ) {}
+
+  /** The child's pid while it runs (tests check that none is left). */
+  get pid(): number | null {
+    return this.#transport?.pid ?? null;
+  }
+
+  /** Spawns the process and completes the MCP handshake; resolves with why it failed, or null. */
+  start(): Promise<string | null> {
+    this.#starting ??= this.#start();
+    return this.#starting;
+  }
+
+  async request(method: string, params: Record<string, unknown> | undefined): Promise<StdioOutcome> {
+    let failure = await this.start();
+    // The agent reconnects a dead server by listing its tools again: that is when the process is started again, once.
+    if (failure === null && this.#down !== null && method === "tools/list" && !this.#restarted && !this.#closed) {
+      this.#restarted = true;
+      this.log.info(`MCP server "${this.entry.name}" stopped (${this.#down}); starting it again`);
+      this.#starting = this.#start();
+      failure = await this.#starting;
+    }
+    if (failure !== null) return { failed: failure };
+    if (this.#down !== null) return { failed: `the MCP server process stopped: ${this.#down}` };
+    try {
+      return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: 5 * 60_000, resetTimeoutOnProgress: true }) };
+    } catch (err) {
+      if (err instanceof McpError && err.code !== -32000 && err.code !== -32001) return { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+      return { failed: this.#down ?? (err instanceof Error ? err.message : String(err)) };
+    }
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL if it lingers). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#client?.close().catch(() => undefined);
+  }
+
+  /** For `process.on("exit")`: no awaiting there, so kill outright. */
+  killNow(): void {
+    const pid = this.pid;
+    if (pid !== null && this.#down === null) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  async #start(): Promise<string | null> {
+    const { entry } = this;
+    const env = { ...getDefaultEnvironment(), ...Object.fromEntries(entry.env.map((e) => [e.name, e.value])) };
+    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd: this.cwd, stderr: "pipe" });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      for (const line of String(chunk).split("\n")) if (line.trim()) this.log.info(`[mcp ${entry.name}] ${line}`);
+    });
+    const client = new Client({ name: "hermes-edge-proxy", version: "1" }, { capabilities: {} });
+    client.fallbackNotificationHandler = async (n) => this.notify(n);
+    client.onclose = () => {
+      if (this.#client === client && this.#down === null) {
+        this.#down = this.#closed ? "closed" : "the process exited";
+        if (!this.#closed) this.log.warn(`MCP server "${entry.name}" exited`);
+      }
+    };
+    this.#client = client;
+    this.#transport = transport;
+    this.#down = null;
+    try {
+      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+      this.log.info(`MCP server "${entry.name}" started (pid ${transport.pid ?? "?"})`);
+      return null;
+    } catch (err) {
+      const why = `could not start \`${[entry.command, ...entry.args].join(" ")}\`: ${err instanceof Error ? err.message : String(err)}`;
+      this.log.warn(`MCP server "${entry.name}": ${why}`);
+      this.#down = why;
+      await client.close().catch(() => undefined);
+      return why;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The proxy's stdio MCP host against the fake service: stdio entries become
+ * `acp` ones and run here (server-everything from npm), the editor's own
+ * `acp` entries and their `mcp/message` requests pass through untouched.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { useFakeService } from "./fixture.js";
+import { INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
+
+const fx = useFakeService();
+const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+
+describe("stdio MCP servers", () => {
+  it("runs stdio entries as acp servers and passes the editor's acp entries through", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const editorServer = { type: "acp", name: "editor-tools", serverId: "editor-1" };
+    const stdio = { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] };
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [editorServer, stdio] });
+
+    const declared = fx.service.receivedMethods("session/new")[0]!.message["params"] as { mcpServers: { serverId: string }[] };
+    expect(declared.mcpServers).toEqual([editorServer, { type: "acp", name: "everything", serverId: "hermes-proxy-stdio-1" }]);
+
+    const listed = await fx.service.requestClient("m1", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "tools/list", params: {} });
+    const tools = ((listed["result"] as { result: { tools: { name: string }[] } }).result.tools).map((t) => t.name);
+    expect(tools).toContain("echo");
+    const called = await fx.service.requestClient("m2", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r2", method: "tools/call", params: { name: "echo", arguments: { message: "hi" } } });
+    expect(called["result"]).toEqual({ result: { content: [{ type: "text", text: "Echo: hi" }] } });
+    const unknownTool = await fx.service.requestClient("m3", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r3", method: "tools/call", params: { name: "nope", arguments: {} } });
+    expect(JSON.stringify(unknownTool["result"])).toMatch(/nope/);
+
+    // The editor's own server: the request reaches the editor, as any agent→client request does.
+    void fx.service.requestClient("m4", "mcp/message", { serverId: "editor-1", requestId: "r4", method: "tools/list" });
+    const atEditor = await p.waitFor((m) => m.method === "mcp/message", 5000, "the editor's mcp/message");
+    expect(atEditor["params"]).toEqual({ serverId: "editor-1", requestId: "r4", method: "tools/list" });
+    expect(p.stderr).toMatch(/MCP server "everything" started/);
+    expect(p.garbage).toEqual([]);
+  });
+
+  it("answers for a command that does not exist with a binding error", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "ghost", command: "/nonexistent/ghost", args: [], env: [] }] });
+    const answer = await fx.service.requestClient("g1", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "tools/list" });
+    expect(answer["error"]).toMatchObject({ code: -33002, message: expect.stringMatching(/^MCP server "ghost": could not start `\/nonexistent\/ghost`: .*ENOENT/) });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * `acp` MCP servers: spoken to over the ACP connection that declared them,
+ * one `mcp/message` request per inner MCP request (the binding carries MCP
+ * 2026-07-28, which has no session handshake: each request carries its own
+ * protocol version and client info in `_meta`).
+ */
+import {
+  MCP_BINDING_PROTOCOL_VERSION,
+  MCP_META,
+  parseMcpOutcome,
+  type McpMessageParams,
+  type McpServerAcpEntry,
+} from "@hermes-edge/protocol";
+import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_CLIENT_INFO, McpServerError, type McpLink, type McpToolInfo } from "./mcp-link.js";
+
+/** Sends one `mcp/message` request on the declaring connection and resolves with the editor's (outer) result. */
+export type SendMcpMessage = (params: McpMessageParams, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<unknown>;
+
+export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage): McpLink {
+  let next = 1;
+  const request = async (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<unknown> => {
+    const meta = {
+      [MCP_META.protocolVersion]: MCP_BINDING_PROTOCOL_VERSION,
+      [MCP_META.clientCapabilities]: {},
+      [MCP_META.clientInfo]: MCP_CLIENT_INFO,
+    };
+    const answer = await send({ serverId: entry.serverId, requestId: `hermes-${next++}`, method, params: { ...params, _meta: meta } }, options);
+    const outcome = parseMcpOutcome(answer);
+    if (!outcome) throw new Error(`the client's answer to mcp/message ${method} carries neither a result nor an error`);
+    if ("error" in outcome) throw new McpServerError(outcome.error.code, outcome.error.message);
+    return outcome.result;
+  };
+  return {
+    async listTools(options) {
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = ListToolsResultSchema.parse(await request("tools/list", cursor ? { cursor } : {}, options));
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    },
+    async callTool(name, args, options) {
+      return CallToolResultSchema.parse(await request("tools/call", { name, arguments: args }, options)) as CallToolResult;
+    },
+    // The declaring component owns the server's lifetime.
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * A session's MCP servers. They belong to the connection that declared them
+ * (in `session/new`, `load`, `resume` or `fork`), not to the session's
+ * history: kept in memory per attached connection, declared again on each
+ * attach. The model sees the tools of the servers of every attached
+ * connection; a failure is told to that connection's editor as a notice and
+ * never stops the session.
+ */
+import { isStdioEntry, MCP_MESSAGE, type McpMessageParams, type McpServerEntry } from "@hermes-edge/protocol";
+import { agentMessageChunk } from "../acp/updates.js";
+import { delegateTaskTool } from "../delegate/delegate-task.js";
+import { ALL_TOOLS } from "../tools/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ToolError, type AnyTool } from "../tools/tool.js";
+import type { UpdateLog } from "../session/update-log.js";
+import { acpLink } from "./acp-link.js";
+import { connectHttp } from "./http-link.js";
+import type { McpToolInfo } from "./mcp-link.js";
+import { McpServer } from "./mcp-server.js";
+import { mcpTool } from "./mcp-tool.js";
+import type { McpToolDescriptor, SubagentMcp } from "./subagent-mcp.js";
+import { mcpToolName, sanitizeName } from "./tool-name.js";
+
+/** Read when first needed: the tool modules and this one import each other through delegation. */
+const builtinNames = (): ReadonlySet<string> => new Set([...ALL_TOOLS, delegateTaskTool].map((t) => t.name));
+
+interface Declared {
+  server: McpServer;
+  /** Set for `acp` servers: notifications are routed by it. */
+  serverId?: string;
+  /** The tools offered, rebuilt whenever the server lists them again. */
+  offered: AnyTool[];
+  listed: McpServer["tools"] | undefined;
+}
+
+export interface McpServerSummary {
+  name: string;
+  transport: string;
+  status: McpServer["status"];
+  cause?: string | undefined;
+  tools: string[];
+}
+
+export class McpServers implements SubagentMcp {
+  readonly #byConnection = new Map<string, Declared[]>();
+
+  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {}
+
+  /** A connection attached with these entries; its earlier ones (if any) are closed. Connects in the background. */
+  attach(connectionId: string, entries: McpServerEntry[]): void {
+    this.detach(connectionId);
+    const declared: Declared[] = [];
+    const names = new Set<string>();
+    for (const entry of entries) {
+      const d = this.#declare(connectionId, entry);
+      const key = sanitizeName(entry.name);
+      if (names.has(key)) {
+        d.server.status = "skipped";
+        d.server.cause = `another server in this session is already named "${entry.name}"`;
+      }
+      names.add(key);
+      declared.push(d);
+    }
+    this.#byConnection.set(connectionId, declared);
+    for (const d of declared) {
+      if (d.server.status === "connecting") void d.server.start().then(() => this.#report(connectionId, d, declared));
+      else this.#report(connectionId, d, declared);
+    }
+  }
+
+  detach(connectionId: string): void {
+    const declared = this.#byConnection.get(connectionId);
+    this.#byConnection.delete(connectionId);
+    for (const d of declared ?? []) void d.server.close();
+  }
+
+  closeAll(): void {
+    for (const connectionId of [...this.#byConnection.keys()]) this.detach(connectionId);
+  }
+
+  /** Resolves once no server is connecting or listing; a turn waits for it before it picks its tools. */
+  async ready(): Promise<void> {
+    await Promise.all([...this.#byConnection.values()].flat().map((d) => d.server.settled()));
+  }
+
+  /** The MCP tools of every attached connection's servers (the most recently attached connection wins a name). */
+  tools(): AnyTool[] {
+    const seen = new Set<string>();
+    const tools: AnyTool[] = [];
+    for (const [connectionId] of this.ports.log.attached()) {
+      for (const d of this.#byConnection.get(connectionId) ?? []) {
+        for (const tool of this.#offered(d)) if (!seen.has(tool.name)) tools.push(tool), seen.add(tool.name);
+      }
+    }
+    return tools;
+  }
+
+  /** For sub-agents: the tools offered now, as data. */
+  descriptors(): McpToolDescriptor[] {
+    return this.#offeredWithServers().map(({ tool, d, info }) => ({ name: tool.name, server: d.server.name, info }));
+  }
+
+  /** A sub-agent's call of one of these tools by its offered name (its own gate has asked already). */
+  async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const found = this.#offeredWithServers().find((x) => x.tool.name === name);
+    if (!found) throw new ToolError(`The MCP tool ${name} is no longer available: the editor that declared its server is gone.`);
+    return found.d.server.call(found.info.name, args, signal);
+  }
+
+  #offeredWithServers(): { tool: AnyTool; d: Declared; info: McpToolInfo }[] {
+    const offered = new Set(this.tools());
+    return [...this.#byConnection.values()].flat().flatMap((d) => {
+      const tools = this.#offered(d);
+      return tools.filter((t) => offered.has(t)).map((tool) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! }));
+    });
+  }
+
+  /** `/mcp`: every server of the attached connections, with status and tools. */
+  summaries(): McpServerSummary[] {
+    return this.ports.log.attached().flatMap(([connectionId]) =>
+      (this.#byConnection.get(connectionId) ?? []).map(({ server, ...d }) => ({
+        name: server.name,
+        transport: server.transport,
+        status: server.status,
+        cause: server.cause,
+        tools: this.#offered({ server, ...d }).map((t) => t.name),
+      })),
+    );
+  }
+
+  /** An `mcp/message` notification from a client: a server of that connection changed its tools. */
+  notify(connectionId: string, params: McpMessageParams): void {
+    const d = this.#byConnection.get(connectionId)?.find((x) => x.serverId === params.serverId);
+    if (d && params.method === "notifications/tools/list_changed") d.server.refresh();
+  }
+
+  #declare(connectionId: string, entry: McpServerEntry): Declared {
+    if (isStdioEntry(entry)) {
+      const server = new McpServer(entry.name, "stdio", undefined);
+      server.status = "unsupported";
+      server.cause = "stdio servers run on your machine and the agent runs on a server; start the editor's agent through hermes-edge-proxy, which runs them for it";
+      return { server, offered: [], listed: undefined };
+    }
+    if (entry.type === "acp") {
+      const server = new McpServer(entry.name, "acp", async () =>
+        acpLink(entry, (params, options) => {
+          const { log } = this.ports;
+          if (!log.isAttached(connectionId)) throw new Error("the editor connection that declared it is no longer attached");
+          const { frame, answer } = log.requests.open(connectionId, MCP_MESSAGE, params, options);
+          log.send(connectionId, frame);
+          return answer;
+        }),
+      );
+      return { server, serverId: entry.serverId, offered: [], listed: undefined };
+    }
+    const server: McpServer = new McpServer(entry.name, entry.type, () =>
+      connectHttp(entry, {
+        allowPrivate: this.ports.allowPrivate,
+        timeoutMs: 10_000,
+        onToolsChanged: () => server.refresh(),
+        onClosed: () => server.lost("the connection closed"),
+      }),
+    );
+    return { server, offered: [], listed: undefined };
+  }
+
+  /** The server's tools as `Tool`s, rebuilt only when it listed again; colliding names are left out. */
+  #offered(d: Declared, report?: (text: string) => void): AnyTool[] {
+    if (d.server.status !== "ready" && d.server.status !== "failed") return [];
+    if (d.listed === d.server.tools) return d.offered;
+    const others = new Set([...this.#byConnection.values()].flat().filter((x) => x !== d).flatMap((x) => x.offered.map((t) => t.name)));
+    const offered: AnyTool[] = [];
+    const builtins = builtinNames();
+    for (const info of d.server.tools) {
+      const name = mcpToolName(d.server.name, info.name);
+      if (builtins.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
+      else if (others.has(name) || offered.some((t) => t.name === name)) report?.(`tool "${info.name}" is left out: another MCP tool is already named ${name}`);
+      else offered.push(mcpTool(d.server, info, name));
+    }
+    d.listed = d.server.tools;
+    d.offered = offered;
+    return offered;
+  }
+
+  /** Tells the declaring editor what went wrong with a server, once it has settled. */
+  #report(connectionId: string, d: Declared, declared: Declared[]): void {
+    if (this.#byConnection.get(connectionId) !== declared) return; // re-attached meanwhile
+    const { server } = d;
+    const problems: string[] = [];
+    this.#offered(d, (text) => problems.push(text));
+    if (server.status !== "ready") problems.unshift(`unavailable: ${server.cause}. Its tools are not offered in this session`);
+    if (problems.length === 0) return;
+    const text = `\n\n⚠️ MCP server "${server.name}" (${server.transport}): ${problems.join("; ")}.\n`;
+    this.ports.log.sendUnlogged(connectionId, agentMessageChunk(text, this.ports.newId()));
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * MCP servers from npm, end to end: `@modelcontextprotocol/server-everything`
+ * in streamableHttp mode on a local port, reached by the service as an `http`
+ * server (`HERMES_ALLOW_PRIVATE_MCP=1`); the same package and
+ * `@modelcontextprotocol/server-filesystem` as the editor's stdio servers, run
+ * by the built proxy and reached over MCP-over-ACP. Process lifetimes are
+ * checked by pid.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
+import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
+import { connectSdk, type SdkClient } from "./sdk-client.js";
+
+const TOKEN = "tok-mcp-e2e";
+const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+
+let mock: MockOpenAI;
+let server: DevServer;
+let everythingHttp: ChildProcess;
+let everythingSse: ChildProcess;
+let everythingUrl: string;
+let everythingSseUrl: string;
+const editors: Editor[] = [];
+const clients: SdkClient[] = [];
+
+beforeAll(async () => {
+  ensureProxyBuilt();
+  mock = await startMockOpenAI();
+  const [httpPort, ssePort] = [await freePort(), await freePort()];
+  everythingHttp = await startEverything("streamableHttp", httpPort);
+  everythingSse = await startEverything("sse", ssePort);
+  everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
+  everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
+  server = await startDevServer({
+    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model", HERMES_ALLOW_PRIVATE_MCP: "1" },
+  });
+}, 180_000);
+
+/** server-everything in one of its HTTP modes on `port`, once it listens. */
+async function startEverything(mode: "streamableHttp" | "sse", port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server-everything (${mode}) did not start`)), 20_000);
+    const onData = (chunk: Buffer) => /listening|running/i.test(String(chunk)) && (clearTimeout(timer), resolve());
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+  });
+  return child;
+}
+
+afterEach(async () => {
+  for (const e of editors.splice(0)) await e.kill();
+  for (const c of clients.splice(0)) await c.close();
+});
+
+afterAll(async () => {
+  everythingHttp?.kill("SIGKILL");
+  everythingSse?.kill("SIGKILL");
+  await server?.stop();
+  await mock?.close();
+});
+
+/** A real folder: the proxy starts stdio servers in the session's cwd on this machine. */
+const cwdFor = (name: string) => mkdtempSync(join(tmpdir(), `hermes-mcp-${name}-`));
+const toolMessages = (key: string, call: number) =>
+  Object.fromEntries(mock.calls(key)[call]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
+const offered = (key: string) => ((mock.calls(key)[0]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+const toolCall = (updates: { update: any }[], id: string) => updates.map((u) => u.update).filter((u) => u.toolCallId === id);
+
+/** The pids of `pid`'s child processes (the MCP servers a proxy runs). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z/.test(stat); // a zombie has exited
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function editor(): Editor {
+  const e = startEditor(["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug"], isolatedEnv());
+  editors.push(e);
+  return e;
+}
+
+const stdio = (name: string, args: string[], command = process.execPath) => ({ name, command, args, env: [] });
+
+describe("an http MCP server reached by the service", () => {
+  it("offers server-everything's tools, and the model's echo call returns through the service", async () => {
+    const c = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(c);
+    const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true, acp: true });
+    mock.setScript("e2e-mcp-http", [{ toolCalls: [{ id: "e1", name: "mcp__everything__echo", arguments: { message: "over http" } }] }, { text: "done" }]);
+    const servers = [{ type: "http", name: "everything", url: everythingUrl, headers: [{ name: "X-Hermes-Test", value: "1" }] }];
+    const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("http"), mcpServers: servers as never });
+    const answer = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-http]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(offered("e2e-mcp-http")).toEqual(expect.arrayContaining(["mcp__everything__echo", "mcp__everything__get-sum"]));
+    expect(toolMessages("e2e-mcp-http", 1)).toEqual({ e1: "Echo: over http" });
+    expect(toolCall(c.updates, "e1")[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "read", title: expect.stringMatching(/^everything: /) });
+    expect(toolCall(c.updates, "e1").at(-1)).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "Echo: over http" } }] });
+    expect(c.validator.errors).toEqual([]);
+  });
+
+  it("reaches an sse server too", async () => {
+    const c = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-sse", [{ toolCalls: [{ id: "e2", name: "mcp__old__get-sum", arguments: { a: 2, b: 3 } }] }, { text: "done" }]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("sse"), mcpServers: [{ type: "sse", name: "old", url: everythingSseUrl, headers: [] }] as never });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sum [[mock:e2e-mcp-sse]]" }] });
+    expect(toolMessages("e2e-mcp-sse", 1).e2).toMatch(/\b5\b/);
+  });
+});
+
+describe("the editor's stdio servers, run by the proxy", () => {
+  it("rewrites them into acp entries, reaches server-everything and server-filesystem, and stops them when the session closes", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "hermes-mcp-fs-"));
+    writeFileSync(join(folder, "notes.txt"), "the answer is 42\n");
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-stdio", [
+      {
+        toolCalls: [
+          { id: "s1", name: "mcp__everything__echo", arguments: { message: "over stdio" } },
+          { id: "s2", name: "mcp__files__read_text_file", arguments: { path: join(folder, "notes.txt") } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const { sessionId } = await e.agent.request("session/new", {
+      cwd: folder,
+      mcpServers: [stdio("everything", [EVERYTHING, "stdio"]), stdio("files", [FILESYSTEM, folder])] as never,
+    });
+    await until(() => childrenOf(e.child.pid!).length === 2, "two MCP server processes");
+    const pids = childrenOf(e.child.pid!);
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read [[mock:e2e-mcp-stdio]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(toolMessages("e2e-mcp-stdio", 1)).toEqual({ s1: "Echo: over stdio", s2: "the answer is 42\n" });
+    expect(toolCall(e.updates, "s2")[0]).toMatchObject({ kind: "read", title: "files: Read Text File" });
+    expect(e.garbage).toEqual([]);
+    expect(e.validator.errors).toEqual([]);
+    expect(e.stderr()).toMatch(/MCP server "files" started/);
+
+    await e.agent.request("session/close", { sessionId });
+    await until(() => pids.every((pid) => !alive(pid)), "the servers to stop after session/close");
+    expect(childrenOf(e.child.pid!)).toEqual([]);
+  });
+
+  it("keeps the servers across a reconnect and declares them again when it re-attaches", async () => {
+    // Frame 4 from the service is its first mcp/message (tools/list): the socket drops right after it.
+    const e = startEditor(["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "4" }));
+    editors.push(e);
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-reconnect", [{ toolCalls: [{ id: "r1", name: "mcp__everything__echo", arguments: { message: "after the drop" } }] }, { text: "done" }]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("reconnect"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    await until(() => /re-attached 1 session/.test(e.stderr()), "the proxy to re-attach the session", 30_000);
+    const [pid] = childrenOf(e.child.pid!);
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-reconnect]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(toolMessages("e2e-mcp-reconnect", 1)).toEqual({ r1: "Echo: after the drop" });
+    expect(childrenOf(e.child.pid!)).toEqual([pid]);
+  });
+
+  it("stops every server when the proxy exits", async () => {
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    await e.agent.request("session/new", { cwd: cwdFor("exit"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    await until(() => childrenOf(e.child.pid!).length === 1, "the MCP server process");
+    const [pid] = childrenOf(e.child.pid!);
+    expect(await e.quit()).toBe(0);
+    await until(() => !alive(pid!), "the server to stop after the proxy exited");
+  });
+
+  it("tells the user about a command that does not exist, and the session works without it", async () => {
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-ghost", [{ text: "fine without it" }]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("ghost"), mcpServers: [stdio("ghost", [], "/nonexistent/mcp-ghost")] as never });
+    const notice = () => e.updates.some((u) => u.update.sessionUpdate === "agent_message_chunk" && /MCP server "ghost"/.test((u.update as any).content.text));
+    await until(notice, "the notice about the ghost server");
+    const text = e.updates.map((u) => (u.update as any).content?.text ?? "").join("");
+    expect(text).toMatch(/MCP server "ghost" \(acp\): unavailable: .*could not start `\/nonexistent\/mcp-ghost`.*ENOENT/);
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi [[mock:e2e-mcp-ghost]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(offered("e2e-mcp-ghost").some((n) => n.startsWith("mcp__"))).toBe(false);
+  });
+
+  it("fails calls to a server that exited with a clear message, then restarts it once when the agent reconnects it", async () => {
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-dies", [
+      { toolCalls: [{ id: "d1", name: "mcp__everything__echo", arguments: { message: "one" } }] },
+      { text: "first" },
+      { toolCalls: [{ id: "d2", name: "mcp__everything__echo", arguments: { message: "two" } }] },
+      { text: "second" },
+    ]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("dies"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    await until(() => childrenOf(e.child.pid!).length === 1, "the MCP server process");
+    // Its tools are listed before the first prompt runs; then the process dies.
+    await until(() => /mcp\/message|started/.test(e.stderr()), "the server to start");
+    await new Promise((r) => setTimeout(r, 1_000));
+    process.kill(childrenOf(e.child.pid!)[0]!, "SIGKILL");
+    await until(() => /MCP server "everything" exited/.test(e.stderr()), "the proxy to see the exit");
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-dies]]" }] });
+    expect(toolMessages("e2e-mcp-dies", 1).d1).toMatch(/^Error: MCP server "everything" stopped responding: .*process.*It will be reconnected once/);
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
+    expect(toolMessages("e2e-mcp-dies", 3).d2).toBe("Echo: two");
+    expect(childrenOf(e.child.pid!)).toHaveLength(1);
+  });
+});

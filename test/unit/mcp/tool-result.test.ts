@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { MAX_EDITOR_IMAGE_CHARS, toolOutcome } from "../../../src/mcp/tool-result.js";
+import { ToolError } from "../../../src/tools/tool.js";
+
+describe("toolOutcome", () => {
+  it("gives the model the text and the editor a text block", () => {
+    expect(toolOutcome("s: t", { content: [{ type: "text", text: "hello" }] })).toEqual({
+      output: "hello",
+      content: [{ type: "content", content: { type: "text", text: "hello" } }],
+    });
+  });
+
+  it("adds structured content only when no text block carries it", () => {
+    expect(toolOutcome("s: t", { content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } }).output).toBe('{"a":1}');
+    expect(toolOutcome("s: t", { content: [], structuredContent: { a: 1 } }).output).toBe('Structured result:\n{"a":1}');
+  });
+
+  it("describes a large image to the editor instead of sending it", () => {
+    const data = "A".repeat(MAX_EDITOR_IMAGE_CHARS + 4);
+    const outcome = toolOutcome("s: t", { content: [{ type: "image", data, mimeType: "image/png" }] });
+    expect(outcome.output).toBe("[image: image/png, 393,219 bytes]");
+    expect(outcome.content).toEqual([{ type: "content", content: { type: "text", text: "[image: image/png, 393,219 bytes]" } }]);
+  });
+
+  it("describes binary embedded resources", () => {
+    const outcome = toolOutcome("s: t", { content: [{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA", mimeType: "application/octet-stream" } }] });
+    expect(outcome.output).toBe("[resource file:///x.bin (application/octet-stream): 3 bytes of binary data]");
+  });
+
+  it("turns isError into a tool error the model sees", () => {
+    expect(() => toolOutcome("docs: fetch", { isError: true, content: [{ type: "text", text: "not found" }] })).toThrow(ToolError);
+    expect(() => toolOutcome("docs: fetch", { isError: true, content: [{ type: "text", text: "not found" }] })).toThrow("docs: fetch reported an error: not found");
+  });
+
+  it("says so when the tool returned nothing", () => {
+    expect(toolOutcome("s: t", { content: [] }).output).toBe("(the tool returned no content)");
+  });
+});
