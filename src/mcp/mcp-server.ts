@@ -22,6 +22,8 @@ export class McpServer {
   #link: McpLink | undefined;
   #reconnectUsed = false;
   #listing: Promise<void> | undefined;
+  /** A list_changed arrived while connecting or listing: list again once that is over. */
+  #relist = false;
 
   constructor(
     /** The entry's `name`, as the editor wrote it. */
@@ -35,23 +37,34 @@ export class McpServer {
   start(): Promise<void> {
     if (!this.connect) return Promise.resolve();
     this.status = "connecting";
-    this.#listing = this.#start(this.connect).finally(() => (this.#listing = undefined));
+    this.#listing = this.#start(this.connect).finally(() => this.#listed());
     return this.#listing;
   }
 
   /** Settles once the current connect or re-list is over. */
-  settled(): Promise<void> {
-    return this.#listing ?? Promise.resolve();
+  async settled(): Promise<void> {
+    while (this.#listing) await this.#listing;
   }
 
   /** `notifications/tools/list_changed`: list again (the next turn waits for it). */
   refresh(): void {
-    if (this.status !== "ready" || !this.#link || this.#listing) return;
+    if (this.#listing) {
+      this.#relist = true;
+      return;
+    }
+    if (this.status !== "ready" || !this.#link) return;
     const link = this.#link;
     this.#listing = withTimeout((signal) => link.listTools({ signal, timeoutMs: CONNECT_TIMEOUT_MS }))
       .then((tools) => void (this.tools = tools))
       .catch((err: unknown) => this.#fail(err))
-      .finally(() => (this.#listing = undefined));
+      .finally(() => this.#listed());
+  }
+
+  #listed(): void {
+    this.#listing = undefined;
+    if (!this.#relist) return;
+    this.#relist = false;
+    this.refresh();
   }
 
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {

@@ -166,8 +166,8 @@ describe("the editor's stdio servers, run by the proxy", () => {
     expect(e.stderr()).toMatch(/MCP server "files" started/);
 
     await e.agent.request("session/close", { sessionId });
-    await until(() => pids.every((pid) => !alive(pid)), "the servers to stop after session/close");
-    expect(childrenOf(e.child.pid!)).toEqual([]);
+    // Every process the proxy started for the session ends (polled: on a loaded machine a child may take a moment to go).
+    await until(() => pids.every((pid) => !alive(pid)) && childrenOf(e.child.pid!).length === 0, "the servers to stop after session/close");
   });
 
   it("keeps the servers across a reconnect and declares them again when it re-attaches", async () => {
