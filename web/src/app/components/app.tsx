@@ -6,6 +6,7 @@
  */
 import type { AppController } from "../state/app-controller.js";
 import { useAppState } from "../use-app-state.js";
+import { ElicitationDialog } from "./elicitation-dialog.js";
 import { PermissionDialog } from "./permission-dialog.js";
 import { SessionList } from "./session-list.js";
 import { SessionPane } from "./session-pane.js";
@@ -18,6 +19,10 @@ export function App({ controller }: { controller: AppController }) {
   const status = state.status;
   const ask = state.permissions[0];
   const askTitle = ask ? (state.transcripts[ask.params.sessionId]?.title ?? null) : null;
+  // One dialog at a time: permissions first, then questions.
+  const question = ask ? undefined : state.elicitations[0];
+  const questionSession = (question?.params as { sessionId?: string } | undefined)?.sessionId;
+  const questionTitle = questionSession ? (state.transcripts[questionSession]?.title ?? null) : null;
   return (
     <div class="shell">
       <header class="topbar">
@@ -61,6 +66,7 @@ export function App({ controller }: { controller: AppController }) {
         <WorkspacePanel workspace={controller.workspace} />
       </div>
       {ask ? <PermissionDialog key={ask.id} ask={ask} sessionTitle={askTitle} /> : null}
+      {question ? <ElicitationDialog key={question.id} ask={question} sessionTitle={questionTitle} /> : null}
     </div>
   );
 }

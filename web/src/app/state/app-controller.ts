@@ -1,21 +1,39 @@
 /**
  * The page's state and everything that changes it: sign-in, the session
  * list, open sessions and their transcripts, prompts (queued while a turn
- * runs), permission requests waiting for the user, the connection's status.
+ * runs), permission requests and questions (elicitations) waiting for the
+ * user, the connection's status.
  * Components read a snapshot and call methods; the connection is the client
  * module's `connect()`, the same one integrators use.
  * @module
  */
-import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionInfo, StopReason } from "@agentclientprotocol/sdk";
+import type {
+  ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  ElicitationFormMode,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionInfo,
+  StopReason,
+} from "@agentclientprotocol/sdk";
 import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
 import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
+import { pendingAnswer } from "./pending-answer.js";
 import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
 
 export interface PermissionAsk {
   readonly id: number;
   readonly params: RequestPermissionRequest;
   readonly answer: (optionId: string | null) => void;
+}
+
+/** A form-mode question; the dialog answers it once (accept, decline or cancel). */
+export interface ElicitationAsk {
+  readonly id: number;
+  readonly params: CreateElicitationRequest & ElicitationFormMode & { mode: "form" };
+  readonly answer: (response: CreateElicitationResponse) => void;
 }
 
 export interface SessionsState {
@@ -36,6 +54,7 @@ export interface AppState {
   /** Sessions with a turn running, started here or by another client. */
   readonly running: Readonly<Record<string, boolean>>;
   readonly permissions: readonly PermissionAsk[];
+  readonly elicitations: readonly ElicitationAsk[];
   readonly error: string | null;
 }
 
@@ -50,6 +69,7 @@ const INITIAL: AppState = {
   transcripts: {},
   running: {},
   permissions: [],
+  elicitations: [],
   error: null,
 };
 
@@ -109,7 +129,7 @@ export class AppController {
       this.#connection = await connect({
         url,
         key: key.trim(),
-        clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
+        clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false, elicitation: { form: {} } },
         clientInfo: { name: "hermes-edge-web", title: "hermes-edge web client", version: "0.1.0" },
         onStatus: (status) => this.#onStatus(status),
         handlers: {
@@ -118,6 +138,7 @@ export class AppController {
             if (!this.#prompts.get(sessionId)?.length) this.#setRunning(sessionId, false);
           },
           requestPermission: (params, signal) => this.#askPermission(params, signal),
+          createElicitation: (params, signal) => this.#askQuestion(params, signal),
           readTextFile: (params) => this.workspace.readTextFile(params),
           writeTextFile: (params) => this.workspace.writeTextFile(params),
         },
@@ -253,17 +274,25 @@ export class AppController {
   }
 
   #askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
-    return new Promise((resolve) => {
-      const id = this.#nextKey++;
-      const settle = (optionId: string | null) => {
-        signal.removeEventListener("abort", onAbort);
-        this.#set({ permissions: this.#state.permissions.filter((p) => p.id !== id) });
-        resolve({ outcome: optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId } });
-      };
-      // The service withdrew the request (timeout, cancelled turn): the dialog goes away.
-      const onAbort = () => settle(null);
-      signal.addEventListener("abort", onAbort);
-      this.#set({ permissions: [...this.#state.permissions, { id, params, answer: settle }] });
-    });
+    const id = this.#nextKey++;
+    return pendingAnswer<string | null>(
+      signal,
+      null,
+      (answer) => this.#set({ permissions: [...this.#state.permissions, { id, params, answer }] }),
+      () => this.#set({ permissions: this.#state.permissions.filter((p) => p.id !== id) }),
+    ).then((optionId) => ({ outcome: optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId } }));
+  }
+
+  #askQuestion(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
+    // Only form mode is advertised; anything else is not something this page can show.
+    if (params.mode !== "form") return Promise.resolve({ action: "decline" });
+    const form = params as ElicitationAsk["params"];
+    const id = this.#nextKey++;
+    return pendingAnswer<CreateElicitationResponse>(
+      signal,
+      { action: "cancel" },
+      (answer) => this.#set({ elicitations: [...this.#state.elicitations, { id, params: form, answer }] }),
+      () => this.#set({ elicitations: this.#state.elicitations.filter((q) => q.id !== id) }),
+    );
   }
 }
