@@ -1,3 +1,4 @@
+import type { ElicitationSchema } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { elicitationRequest } from "../../../src/tools/clarify.js";
 import { formContent, formFields, initialValues } from "../../../web/src/app/state/elicitation-form.js";
@@ -8,7 +9,8 @@ describe("the elicitation form", () => {
   it("turns clarify with choices into a required choice and an optional text field", () => {
     const req = elicitationRequest({ question: "Which database?", choices: ["Postgres", "SQLite"] }, ctx);
     if (req.mode !== "form") throw new Error("form mode expected");
-    const fields = formFields(req.requestedSchema);
+    // The root project's SDK types widen a form request's schema to unknown; clarify built it as an ElicitationSchema.
+    const fields = formFields(req.requestedSchema as ElicitationSchema);
     expect(fields.map((f) => [f.name, f.kind, f.label, f.required])).toEqual([
       ["answer", "choice", "Answer", true],
       ["other", "text", "Other", false],
