@@ -8,8 +8,9 @@ import type { AcpClient, Incoming, Reply, SessionTrack } from "./acp-client.js";
 
 export const CWD = "/home/bench/project";
 
+/** Asks for `_hermes/turn_ended`, as the proxy does: the figures check every turn ends with one. */
 export async function initialize(client: AcpClient): Promise<void> {
-  await client.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  await client.call("initialize", { protocolVersion: 1, clientCapabilities: { _meta: { hermes: { turnEnded: true } } } });
 }
 
 /** Resolves with the first frame of `track` at index ≥ `from` that matches, or rejects after `timeoutMs`. */
