@@ -136,6 +136,11 @@ export class Connection {
     return stub;
   }
 
+  /** Cloudflare: after an exception a stub may stay broken; stubs are cheap to make again. */
+  dropStubs(): void {
+    this.#stubs.clear();
+  }
+
   rememberSession(sessionId: string): void {
     const s = this.state.get()!;
     if (!s.sessions.includes(sessionId)) this.state.update({ sessions: [...s.sessions, sessionId] });
@@ -197,6 +202,8 @@ async function handleRequest(message: IncomingRequest, connection: Connection): 
     const result = await spec.handler(parsed.data, { connection, id: message.id });
     if (result !== DEFERRED) connection.send(resultFrame(message.id, result));
   } catch (err) {
+    // An error thrown across RPC (not an answer) may leave a session's stub broken; the next call gets a fresh one.
+    if (!(err instanceof RequestError)) connection.dropStubs();
     connection.send(errorFrame(message.id, toErrorResponse(err)));
   }
 }

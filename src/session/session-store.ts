@@ -27,6 +27,8 @@ const MIGRATIONS: string[][] = [
   ],
   // v2: compaction starts a new segment; only the current one goes to the model.
   [`ALTER TABLE history ADD COLUMN segment INTEGER NOT NULL DEFAULT 0`, `CREATE INDEX IF NOT EXISTS history_segment ON history (segment, id)`],
+  // v3: the MCP servers each attached connection declared, so an evicted object can connect them again.
+  [`CREATE TABLE IF NOT EXISTS mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`],
 ];
 
 export type PromptState = "queued" | "running" | "done" | "interrupted";
@@ -248,6 +250,20 @@ export class SessionStore {
 
   detach(connectionId: string): void {
     this.sql.exec(`DELETE FROM attachments WHERE connection_id = ?`, connectionId);
+    this.sql.exec(`DELETE FROM mcp_servers WHERE connection_id = ?`, connectionId);
+  }
+
+  /** The MCP server entries a connection declared (new/load/resume/fork); none when empty. */
+  saveMcpServers(connectionId: string, entries: unknown[]): void {
+    if (entries.length === 0) this.sql.exec(`DELETE FROM mcp_servers WHERE connection_id = ?`, connectionId);
+    else this.sql.exec(`INSERT OR REPLACE INTO mcp_servers (connection_id, entries) VALUES (?, ?)`, connectionId, JSON.stringify(entries));
+  }
+
+  mcpServers(): { connectionId: string; entries: unknown[] }[] {
+    return this.sql
+      .exec<{ connection_id: string; entries: string }>(`SELECT connection_id, entries FROM mcp_servers`)
+      .toArray()
+      .map((r) => ({ connectionId: r.connection_id, entries: JSON.parse(r.entries) as unknown[] }));
   }
 
   attachments(): AttachmentRow[] {

@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { invalidRequest, sessionNotFound, type ErrorResponse, type McpMessageParams, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -104,6 +104,10 @@ export class Session {
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
     this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
     this.subagents.mcp = this.mcp;
+    // An object evicted while editors stayed attached connects their servers again (they are not in history).
+    for (const { connectionId, entries } of this.store.mcpServers()) {
+      if (this.log.isAttached(connectionId)) this.mcp.attach(connectionId, entries as McpServerEntry[]);
+    }
     // `delegate_task` is in the registry only while this session may delegate.
     const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;
@@ -152,7 +156,7 @@ export class Session {
     const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
-    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
+    this.#attachMcp(conn.connectionId, init.mcpServers ?? []);
     this.#warmMemory();
     return null;
   }
@@ -179,7 +183,7 @@ export class Session {
     importSnapshot(this.store, snapshot, init.sessionId);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
-    this.mcp.attach(conn.connectionId, init.mcpServers ?? []);
+    this.#attachMcp(conn.connectionId, init.mcpServers ?? []);
     return null;
   }
 
@@ -196,7 +200,7 @@ export class Session {
     if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
     await this.#answerOpen(conn, requestId, { _meta: meta }, options.replay ? "replayed" : "send");
-    this.mcp.attach(conn.connectionId, options.mcpServers ?? []);
+    this.#attachMcp(conn.connectionId, options.mcpServers ?? []);
     this.#warmMemory();
     return null;
   }
@@ -334,6 +338,12 @@ export class Session {
   /** Reads the project memory for the next turn's system prompt now, so the turn does not wait on D1 for it. */
   #warmMemory(): void {
     void memoryForPrompt(this.store, new MemoryStore(this.env.DB));
+  }
+
+  /** The servers a connection declares live with its attachment, in memory and (for an eviction) in storage. */
+  #attachMcp(connectionId: string, entries: McpServerEntry[]): void {
+    this.store.saveMcpServers(connectionId, entries);
+    this.mcp.attach(connectionId, entries);
   }
 
   /** Cancels the turn, answers queued prompts and lets every connection go (close and delete). */

@@ -4,6 +4,7 @@
  * failures of `http`, `sse` and `stdio` entries, which never stop the session.
  * The real `http` and proxy-run `stdio` servers are in test/e2e/mcp.e2e.test.ts.
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { McpBackend } from "./mcp-backend.js";
@@ -151,6 +152,20 @@ describe("acp MCP servers over mcp/message", () => {
     const second = await editor.turn(sessionId, key, null);
     expect(toolResults(second.calls[3]).c2).toBe("Echo: b");
     expect(backend.received.map((r) => r.method)).toEqual(["tools/list", "tools/call", "tools/list", "tools/call"]);
+  });
+
+  it("connects the attached editor's servers again when the session object is reset while the editor stays", async () => {
+    const { editor, backend, sessionId } = await setup([acp("docs")], docs);
+    await listed(editor, backend, 1);
+    // Only the session object goes; the connection and its socket stay.
+    const stub = env.SESSION.get(env.SESSION.idFromName(sessionId));
+    await runInDurableObject(stub, (_instance, state) => state.abort("reset by the test")).catch(() => undefined);
+    // The connection's stub to the reset object is broken once (Cloudflare: make a new one), then works again.
+    await editor.client.request("session/set_mode", { sessionId, modeId: "default" });
+    const { calls } = await editor.turn(sessionId, uniqueKey(), [{ toolCalls: [call("c1", "mcp__docs__echo", { message: "again" })] }, { text: "done" }]);
+    expect(offered(calls)).toContain("mcp__docs__echo");
+    expect(toolResults(calls[1])).toEqual({ c1: "Echo: again" });
+    expect(backend.received.filter((r) => r.method === "tools/list").length).toBe(2);
   });
 
   it("follows notifications/tools/list_changed", async () => {
