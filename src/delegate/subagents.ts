@@ -58,6 +58,11 @@ export class Subagents implements SubagentSpawner {
   readonly #running = new Map<string, Running>();
   /** The session's MCP tools, lent to its sub-agents (set by the session). */
   mcp: SubagentMcp | undefined;
+  /**
+   * The models a sub-agent may run on (set by the session): the service's own, not the
+   * upstreams a proxy hosts, since a sub-agent has no connection to reach them through.
+   */
+  models: (() => string[]) | undefined;
 
   constructor(
     private readonly log: UpdateLog,
@@ -94,6 +99,13 @@ export class Subagents implements SubagentSpawner {
   async spawn(task: DelegatedTask, options: SpawnOptions): Promise<SubagentResult> {
     const record = this.log.store.record()!;
     const subagentId = this.newId();
+    const models = this.models?.();
+    if (task.model !== undefined && models && !models.includes(task.model)) {
+      const message = `The model "${task.model}" is not available to sub-agents here; use one of: ${models.join(", ")}.`;
+      const result = resultWithoutRun(options.taskIndex, subagentId, task.model, "failed", message);
+      options.onEvent({ type: "finished", subagentId, result });
+      return result;
+    }
     const controller = new AbortController();
     const onParentAbort = () => controller.abort();
     options.signal.addEventListener("abort", onParentAbort, { once: true });

@@ -104,6 +104,7 @@ export class Session {
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
     this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
     this.subagents.mcp = this.mcp;
+    this.subagents.models = () => base.models;
     // An object evicted while editors stayed attached connects their servers again (they are not in history).
     for (const { connectionId, entries } of this.store.mcpServers()) {
       if (this.log.isAttached(connectionId)) this.mcp.attach(connectionId, entries as McpServerEntry[]);

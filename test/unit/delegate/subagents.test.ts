@@ -302,4 +302,18 @@ describe("Subagents", () => {
       expect(s.children[0]!.interrupts).toBe(1);
     });
   });
+
+  it("fails a task at once whose model the sub-agents cannot run, naming the ones they can", async () => {
+    const s = setup();
+    s.host.models = () => ["mock-model", "acp:remote"];
+    const result = await s.spawn({ model: "acp:proxy-hosted" });
+    expect(result).toMatchObject({ status: "failed", summary: 'The model "acp:proxy-hosted" is not available to sub-agents here; use one of: mock-model, acp:remote.' });
+    expect(s.children).toHaveLength(0);
+    expect(s.events.map((e) => e.type)).toEqual(["finished"]);
+    const fine = s.spawn({ model: "acp:remote" });
+    await tick();
+    expect(s.children[0]!.spec!.model).toBe("acp:remote");
+    s.children[0]!.finish();
+    await fine;
+  });
 });
