@@ -6,7 +6,7 @@
  * reason while a task's outcome goes back to the parent that asked.
  * `/steer` and `/queue` act at once, even while a turn runs.
  */
-import { internalError, toErrorResponse, type ErrorResponse } from "@hermes-edge/protocol";
+import { internalError, toErrorResponse, type ErrorResponse, type TurnState } from "@hermes-edge/protocol";
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
 import type { ChatMessage } from "../agent/model-provider.js";
@@ -26,15 +26,6 @@ import { parseSlashCommand } from "./slash-commands.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
-
-export interface TurnState {
-  state: "idle" | "running";
-  lastStopReason?: string;
-  /** JSON-RPC id and connection of the prompt whose turn ended last. */
-  lastRequestId?: string | number | null;
-  lastConnectionId?: string | null;
-  interruptedPrompt?: string;
-}
 
 /** A sub-agent's task waiting in the queue: its overrides and who waits for the outcome. */
 interface Task {
