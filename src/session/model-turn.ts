@@ -19,7 +19,7 @@ import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
 import type { AnyTool, ClientPort, ToolContext } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
-import { MemoryStore } from "../db/memory-store.js";
+import type { MemoryStore } from "../db/memory-store.js";
 import { compactHistory, type CompactionResult } from "./compactor.js";
 import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
 import { toolAllowedInMode } from "./modes.js";
@@ -37,8 +37,10 @@ export interface TurnPorts {
   tools(client: ClientPort): AnyTool[];
   permissionRules: PermissionRuleStore;
   segments: SegmentIndex;
-  /** D1 for tools (project memory, session search) and the memory snapshot. */
+  /** D1 for tools (project memory, session search). */
   db: D1Database;
+  /** The project memory the system prompt's snapshot is read from (one per session object). */
+  memory: MemoryStore;
   permissionTimeoutMs: number;
   coalesceMs: number;
   newId(): string;
@@ -104,7 +106,7 @@ export async function runModelTurn(
   const record = store.record()!;
   await ports.mcp?.ready();
   const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
-  const memory = over.systemPrompt ? "" : await memoryForPrompt(store, new MemoryStore(ports.db));
+  const memory = over.systemPrompt ? "" : await memoryForPrompt(store, ports.memory);
   const subagents = ports.subagents();
   const gate = new PermissionGate({
     sessionId: record.sessionId,

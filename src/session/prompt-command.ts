@@ -6,7 +6,6 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { contextWindowFor } from "../config.js";
-import { MemoryStore } from "../db/memory-store.js";
 import { runCommand } from "./command-runner.js";
 import { showMemory } from "./memory-snapshot.js";
 import { compactNow, NO_MODEL_MESSAGE, toolsForTurn, type TurnPorts } from "./model-turn.js";
@@ -34,7 +33,7 @@ export async function runPromptCommand(
     contextWindow: () => contextWindowFor(store.record()!.model, turn.settings),
     clearHistory: () => store.clearHistory(),
     lastPrompt: () => lastPrompt(turn),
-    memory: () => showMemory(new MemoryStore(turn.db), store.record()!),
+    memory: () => showMemory(turn.memory, store.record()!),
   });
   if ("prompt" in result) return { prompt: result.prompt };
   if ("reply" in result) {

@@ -71,6 +71,8 @@ export class Session {
   readonly task: SubagentTask;
   /** Feeds `session_search` as turns end; `session/delete` takes the session out of it. */
   readonly searchFeed: SearchFeed;
+  /** The project memory its system prompt's snapshot comes from. */
+  readonly memory: MemoryStore;
   /** The tenant's turn and sub-agent slots, and the usage turns add. */
   readonly slots: SessionSlots;
   /** Upstream ACP agents run by an attached proxy (`acp:<id>` models). */
@@ -80,7 +82,7 @@ export class Session {
 
   constructor(
     sql: SqlStorage,
-    private readonly env: Env,
+    env: Env,
     private readonly host: SessionHost,
   ) {
     this.store = new SessionStore(sql);
@@ -95,6 +97,7 @@ export class Session {
     // The proxy-hosted upstreams depend on who is attached, so the list is read when used.
     this.settings = { ...base, get models() { return [...base.models, ...tunnels.models().filter((m) => !base.models.includes(m))]; } };
     this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
+    this.memory = new MemoryStore(env.DB);
     this.slots = new SessionSlots(env, this.store);
     this.config = new SettingsController(this.log, () => this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
@@ -121,6 +124,7 @@ export class Session {
       permissionRules: new PermissionRuleStore(env.DB),
       segments: this.segments,
       db: env.DB,
+      memory: this.memory,
       permissionTimeoutMs: permissionTimeoutMs(env),
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
@@ -338,7 +342,7 @@ export class Session {
 
   /** Reads the project memory for the next turn's system prompt now, so the turn does not wait on D1 for it. */
   #warmMemory(): void {
-    void memoryForPrompt(this.store, new MemoryStore(this.env.DB));
+    void memoryForPrompt(this.store, this.memory);
   }
 
   /** The servers a connection declares live with its attachment, in memory and (for an eviction) in storage. */
