@@ -14,6 +14,11 @@ export interface E2eService {
   readonly clients: SdkClient[];
 }
 
+/** The Worker variables every e2e suite starts `wrangler dev` with: the mock model and one tenant's token. */
+export function e2eVars(mockUrl: string, token: string): Record<string, string> {
+  return { OPENAI_BASE_URL: `${mockUrl}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${token}`, HERMES_MODEL: "mock-model" };
+}
+
 export function useE2eService(token: string): E2eService {
   let mock: MockOpenAI | undefined;
   let server: DevServer | undefined;
@@ -21,7 +26,7 @@ export function useE2eService(token: string): E2eService {
   beforeAll(async () => {
     mock = await startMockOpenAI();
     server = await startDevServer({
-      vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${token}`, HERMES_MODEL: "mock-model" },
+      vars: e2eVars(mock.url, token),
     });
   });
   afterAll(async () => {

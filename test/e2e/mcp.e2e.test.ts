@@ -15,6 +15,7 @@ import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
 import { connectSdk, type SdkClient } from "./sdk-client.js";
+import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-mcp-e2e";
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -38,7 +39,7 @@ beforeAll(async () => {
   everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
   everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
   server = await startDevServer({
-    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model", HERMES_ALLOW_PRIVATE_MCP: "1" },
+    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1" },
   });
 }, 180_000);
 

@@ -16,6 +16,7 @@ import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { CLI, ensureProxyBuilt, isolatedEnv, startEditor as spawnEditor, type Editor, type Frame } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
+import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-proxy-e2e";
 const CWD = "/home/dev/project";
@@ -31,10 +32,7 @@ beforeAll(async () => {
   mock = await startMockOpenAI();
   server = await startDevServer({
     vars: {
-      OPENAI_BASE_URL: `${mock.url}/v1`,
-      OPENAI_API_KEY: "e2e-key",
-      HERMES_EDGE_TOKENS: `e2e:${TOKEN}`,
-      HERMES_MODEL: "mock-model",
+      ...e2eVars(mock.url, TOKEN),
       // One session/update per model chunk, so a frame count lands mid-turn predictably.
       HERMES_COALESCE_MS: "0",
     },

@@ -4,6 +4,7 @@
  * fake upstream agent (official SDK agent API, on stdio) and tunnels it to
  * `wrangler dev` as `_hermes/upstream/message`; sessions use it as `acp:fake`.
  */
+import { e2eVars } from "./e2e-service.js";
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +36,7 @@ beforeAll(async () => {
   ensureProxyBuilt();
   mock = await startMockOpenAI();
   server = await startDevServer({
-    vars: { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${TOKEN}`, HERMES_MODEL: "mock-model", HERMES_ACP_UPSTREAM_TIMEOUT_MS: "3000" },
+    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ACP_UPSTREAM_TIMEOUT_MS: "3000" },
   });
 }, 180_000);
 

@@ -8,6 +8,7 @@ import { startFakeUpstream, type FakeUpstreamServer } from "../support/fake-upst
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
+import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-e2e-upstream";
 const UPSTREAM_TOKEN = "upstream-secret";
@@ -23,10 +24,7 @@ beforeAll(async () => {
   const closedPort = await freePort();
   server = await startDevServer({
     vars: {
-      OPENAI_BASE_URL: `${mock.url}/v1`,
-      OPENAI_API_KEY: "e2e-key",
-      HERMES_EDGE_TOKENS: `e2e:${TOKEN}`,
-      HERMES_MODEL: "mock-model",
+      ...e2eVars(mock.url, TOKEN),
       HERMES_ACP_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
       HERMES_ACP_UPSTREAMS: JSON.stringify([
         { id: "fake", name: "Fake Agent", url: upstream.url, token: UPSTREAM_TOKEN },
