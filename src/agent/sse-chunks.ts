@@ -29,7 +29,7 @@ export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerat
         const data = dataOf(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (data === null) continue;
-        if (data === "[DONE]") return;
+        if (data === "[DONE]") return await drainRest(reader);
         const parsed = JSON.parse(data) as ChatCompletionChunk & { error?: { message?: string } };
         if (parsed.error) throw new StreamedError(parsed.error.message ?? "the model API streamed an error");
         yield parsed;
@@ -38,6 +38,26 @@ export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerat
     }
   } finally {
     await reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * After `[DONE]` the body normally ends at once. Reading it to its end lets
+ * the runtime reuse the connection for the next model call (cancelling it
+ * costs a new TCP connection, and for HTTPS a new handshake, per call). A
+ * server that keeps streaming or holds the body open is cut off.
+ */
+async function drainRest(reader: ReadableStreamDefaultReader<Uint8Array>, limitMs = 50, limitBytes = 64 * 1024): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limitMs)));
+  try {
+    for (let bytes = 0; bytes <= limitBytes; ) {
+      const read = await Promise.race([reader.read(), timeout]);
+      if (read === "timeout" || read.done) return;
+      bytes += read.value.byteLength;
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 

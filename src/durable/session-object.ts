@@ -23,6 +23,8 @@ const HEARTBEAT_MS = 30_000;
 export class SessionObject extends DurableObject<Env> implements SessionRpc {
   #session!: Session;
   #running = false;
+  /** An alarm is set (by this instance); a restarted instance sets its own on its first turn. */
+  #alarmSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -116,8 +118,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
   }
 
   override async alarm(): Promise<void> {
+    this.#alarmSet = false;
     // A heartbeat while a turn runs; after an eviction the constructor has already recorded the interruption.
     if (!this.#running) return;
+    this.#alarmSet = true;
     await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
     this.#session.heartbeat();
   }
@@ -125,11 +129,16 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
   #start(): void {
     this.#session = new Session(this.ctx.storage.sql, this.env, {
       deliver: (connectionId) => (frames) => this.env.CONNECTION.get(this.env.CONNECTION.idFromString(connectionId)).deliver(frames),
+      // The alarm is left to fire once the queue is idle (it then does nothing): setting and deleting it
+      // around every turn would be two more storage writes per prompt.
       keepAlive: (running) => {
         this.#running = running;
-        void (running ? this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS) : this.ctx.storage.deleteAlarm());
+        if (!running || this.#alarmSet) return;
+        this.#alarmSet = true;
+        void this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
       },
       wipe: async () => {
+        this.#alarmSet = false;
         await this.ctx.storage.deleteAlarm();
         await this.ctx.storage.deleteAll();
         this.#start();

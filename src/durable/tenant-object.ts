@@ -8,13 +8,16 @@ import { DurableObject } from "cloudflare:workers";
 import { UsageIndex } from "../db/usage-index.js";
 import type { Env } from "../env.js";
 import type { LeaseRequest } from "../tenant/lease-book.js";
-import { parseDefaultLimits, type LimitOverrides } from "../tenant/limits.js";
+import { parseDefaultLimits, type LimitOverrides, type TenantLimits } from "../tenant/limits.js";
 import { TenantLedger, type AcquireOutcome, type LimitsView } from "../tenant/tenant-ledger.js";
 import { TenantStore } from "../tenant/tenant-store.js";
 import type { UsageDelta } from "../tenant/usage.js";
 
 export class TenantObject extends DurableObject<Env> {
   readonly #ledger: TenantLedger;
+  #parsedDefaults: { raw: string | undefined; limits: TenantLimits } | undefined;
+  /** When the alarm is set for, as far as this instance set or saw it. */
+  #alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -24,11 +27,33 @@ export class TenantObject extends DurableObject<Env> {
       tenant,
       store: new TenantStore(ctx.storage.sql),
       usage: new UsageIndex(env.DB),
-      defaults: () => parseDefaultLimits(env.HERMES_TENANT_LIMITS),
+      defaults: () => this.#defaults(),
       now: Date.now,
       newId: () => crypto.randomUUID(),
-      retryFlushIn: (ms) => ctx.storage.setAlarm(Date.now() + ms),
+      flushWithin: (ms) => this.#alarmWithin(ms),
     });
+  }
+
+  /** `HERMES_TENANT_LIMITS` parsed once per value (it is read on every lease decision). */
+  #defaults(): TenantLimits {
+    const raw = this.env.HERMES_TENANT_LIMITS;
+    const parsed = this.#parsedDefaults;
+    if (parsed && parsed.raw === raw) return parsed.limits;
+    const limits = parseDefaultLimits(raw);
+    this.#parsedDefaults = { raw, limits };
+    return limits;
+  }
+
+  async #alarmWithin(ms: number): Promise<void> {
+    const at = Date.now() + ms;
+    if (this.#alarmAt !== null && this.#alarmAt > Date.now() && this.#alarmAt <= at) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current !== null && current <= at) {
+      this.#alarmAt = current;
+      return;
+    }
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
   }
 
   acquire(request: LeaseRequest): AcquireOutcome {
@@ -39,12 +64,17 @@ export class TenantObject extends DurableObject<Env> {
     return this.#logged("renew", () => this.#ledger.renew(leaseId, ttlMs));
   }
 
-  release(leaseId: string): void {
-    this.#logged("release", () => this.#ledger.release(leaseId));
+  release(leaseId: string, usage?: UsageDelta): Promise<void> {
+    return this.#logged("release", () => this.#ledger.release(leaseId, usage));
   }
 
   recordUsage(delta: UsageDelta): Promise<void> {
     return this.#logged("recordUsage", () => this.#ledger.record(delta));
+  }
+
+  /** Writes pending usage to D1 now (before usage is read); false when D1 failed (the alarm retries). */
+  flushUsage(): Promise<boolean> {
+    return this.#logged("flushUsage", () => this.#ledger.flush());
   }
 
   limits(): LimitsView {
@@ -56,6 +86,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    this.#alarmAt = null;
     await this.#logged("alarm", () => this.#ledger.flush());
   }
 

@@ -89,7 +89,7 @@ export const adminRoutes = new Hono<{ Bindings: Env }>()
   })
   .get("/usage", async (c) => {
     const { tenant } = queryOf(c, z.object({ tenant: zTenant }));
-    return c.json(await usageReport(c.env.DB, tenant, queryOf(c, zUsageQuery)));
+    return c.json(await usageReport(c.env, tenant, queryOf(c, zUsageQuery)));
   })
   .all("*", (c) => {
     throw httpError(ErrorCode.resourceNotFound, `no route for ${c.req.method} ${c.req.path}`);

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { UsageIndex } from "../db/usage-index.js";
 import type { Env } from "../env.js";
+import { flushUsage } from "../tenant/tenant-slots.js";
 import { totalOf, zDayRange, type UsageCounts, type UsageDay } from "../tenant/usage.js";
 import type { AuthVariables } from "./auth.js";
 import { queryOf } from "./validate.js";
@@ -22,12 +23,14 @@ export interface UsageReport {
 
 export const zUsageQuery = z.object({ from: z.string().optional(), to: z.string().optional() }).pipe(zDayRange(Date.now));
 
-export async function usageReport(db: D1Database, tenant: string, range: { from: string; to: string }): Promise<UsageReport> {
-  const days = await new UsageIndex(db).read(tenant, range.from, range.to);
+export async function usageReport(env: Pick<Env, "DB" | "TENANT">, tenant: string, range: { from: string; to: string }): Promise<UsageReport> {
+  // The tenant object writes usage to D1 within a second of each turn; a read asks it to write now.
+  await flushUsage(env, tenant);
+  const days = await new UsageIndex(env.DB).read(tenant, range.from, range.to);
   return { tenant, ...range, days, total: totalOf(days) };
 }
 
 export const usageRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>().get("/usage", async (c) => {
   const range = queryOf(c, zUsageQuery);
-  return c.json(await usageReport(c.env.DB, c.get("tenant"), range));
+  return c.json(await usageReport(c.env, c.get("tenant"), range));
 });

@@ -4,15 +4,25 @@
  * eviction cannot lose it, and written to D1 off the turn's path: while a turn
  * is starting the writer is held, and it flushes after the turn's first
  * output or when the turn ends. A failed write stays pending and is retried.
+ *
+ * A turn's end only moves `updatedAt`, and that alone is written at most
+ * every `TOUCH_EVERY_MS`: an editor prompting every few seconds would
+ * otherwise cost a D1 write per prompt. Titles, modes and status go at once.
  */
 import type { SessionIndex } from "../db/session-index.js";
 import type { SessionStore } from "./session-store.js";
 
 export type IndexPatch = Parameters<SessionIndex["update"]>[1];
 
+/** `updatedAt` on its own reaches D1 at most this often. */
+export const TOUCH_EVERY_MS = 5_000;
+
 export class IndexWriter {
   #held = false;
   #writing: Promise<void> | null = null;
+  /** When D1 last took a write from this writer (0: not yet). */
+  #lastWrite = 0;
+  #touchTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly store: SessionStore,
@@ -25,6 +35,22 @@ export class IndexWriter {
     const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
     this.store.savePendingIndexPatch({ ...pending, ...patch, updatedAt: this.now() });
     if (!this.#held) void this.flush();
+  }
+
+  /**
+   * The session was used now (a turn ended). Resolves when D1 has it, or at
+   * once when only `updatedAt` changed within `TOUCH_EVERY_MS` of the last
+   * write: that one goes out when the interval is over.
+   */
+  async touch(): Promise<void> {
+    const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
+    this.store.savePendingIndexPatch({ ...pending, updatedAt: this.now() });
+    const sinceWrite = this.now() - this.#lastWrite;
+    if (Object.keys(pending).some((key) => key !== "updatedAt") || sinceWrite >= TOUCH_EVERY_MS) return this.flush();
+    this.#touchTimer ??= setTimeout(() => {
+      this.#touchTimer = null;
+      void this.flush();
+    }, TOUCH_EVERY_MS - sinceWrite);
   }
 
   /** Holds writes back (a turn is on its way to the model). */
@@ -47,6 +73,7 @@ export class IndexWriter {
     this.#writing = this.index
       .update(sessionId, patch)
       .then(() => {
+        this.#lastWrite = this.now();
         // Clear only what was written; a patch merged in meanwhile stays pending.
         if (JSON.stringify(this.store.pendingIndexPatch()) === JSON.stringify(patch)) this.store.savePendingIndexPatch(null);
       })

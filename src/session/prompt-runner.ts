@@ -53,6 +53,10 @@ export class PromptRunner {
   #draining: Promise<void> | null = null;
   /** `/steer` guidance waiting for the running turn's next model call. */
   #injected: ChatMessage[] = [];
+  /** The turn slot being taken for a prompt that found the queue idle (see `enqueue`). */
+  #slotForIdle: Promise<void> | null = null;
+  /** That slot is held and the queue's first prompt may use it without asking again. */
+  #slotReady = false;
 
   constructor(private readonly parts: RunnerParts) {}
 
@@ -74,15 +78,39 @@ export class PromptRunner {
     };
   }
 
-  /** An editor's `session/prompt`; answered when its own turn ends. */
-  enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): void {
+  /**
+   * An editor's `session/prompt`; answered when its own turn ends. Resolves
+   * once the prompt is stored.
+   *
+   * A prompt that finds the queue idle takes the tenant's turn slot before it
+   * is stored: a storage write holds every call the object makes until storage
+   * confirms it, so storing first would put that wait in front of the tenant
+   * call and a second one, for the turn's own writes, in front of the model
+   * request. This way the model request waits for one confirmation only. The
+   * caller's answer waits for the slot, so nothing is lost if the object dies
+   * meanwhile: the editor gets an error instead.
+   */
+  async enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<void> {
     const command = parseSlashCommand(prompt);
     if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
       this.#actNow(conn, requestId, command.name, command.arg);
       return;
     }
+    if (!this.#draining) {
+      this.#slotForIdle ??= this.#takeSlotForIdle().finally(() => (this.#slotForIdle = null));
+      await this.#slotForIdle;
+    }
     this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
     this.#drain();
+  }
+
+  async #takeSlotForIdle(): Promise<void> {
+    try {
+      await this.parts.slots.holdTurn();
+      this.#slotReady = true;
+    } catch {
+      // Refused: the queue asks again and answers the prompt with the refusal.
+    }
   }
 
   /** A sub-agent's task: the same lifecycle as a prompt, with overrides; resolves when its turn ends. */
@@ -161,7 +189,9 @@ export class PromptRunner {
     try {
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
-        if (!this.#tasks.has(row.id) && !(await this.#holdTurnSlot(row))) continue;
+        const slotReady = this.#slotReady;
+        this.#slotReady = false;
+        if (!this.#tasks.has(row.id) && !slotReady && !(await this.#holdTurnSlot(row))) continue;
         // Waiting for the slot let other calls in: a cancel may have answered this prompt meanwhile.
         if (this.#store.promptState(row.id) === "queued") await this.#run(row);
       }
@@ -210,7 +240,7 @@ export class PromptRunner {
       this.#injected = [];
     }
     const total = outcome.totalUsage ?? { promptTokens: 0, completionTokens: 0 };
-    void this.parts.slots.record({
+    this.parts.slots.record({
       ...(task ? { subagents: 1 } : { turns: 1 }),
       modelCalls: outcome.modelCalls ?? 0,
       inputTokens: total.promptTokens,
@@ -256,7 +286,7 @@ export class PromptRunner {
         this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
         this.parts.index.update({ title });
       }
-      store.updateRecord({ interruptedPrompt: null });
+      if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
       const outcome = await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
       if (outcome.usage) {
         const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
@@ -291,9 +321,9 @@ export class PromptRunner {
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
-    this.parts.index.update({});
-    // The index has the turn before its prompt is answered, so a list right after agrees.
-    await this.parts.index.flush();
+    // The index has the turn before its prompt is answered, so a list right after agrees
+    // (only the time of the last use may lag, by at most `TOUCH_EVERY_MS`).
+    await this.parts.index.touch();
     const task = this.#tasks.get(row.id);
     this.#tasks.delete(row.id);
     task?.settle(outcome);

@@ -1,15 +1,19 @@
 /**
  * Feeds the `session_search` index as turns end: the user and agent messages
- * written since the last feed go to D1 in one batch, after the turn, never on
- * the path to a first token. The session record keeps a cursor (the last
- * history row indexed), advanced only once D1 has the rows, so a feed cut off
- * by an eviction or a failed write is picked up by the next turn's feed.
+ * written since the last feed go to D1 in one batch, `FEED_DELAY_MS` after a
+ * turn ends (the turns of that second share the batch), never on the path to
+ * a first token. The session record keeps a cursor (the last history row
+ * indexed), advanced only once D1 has the rows, so a feed cut off by an
+ * eviction or a failed write is picked up by the next feed; a session object
+ * that starts with rows past its cursor feeds them (`catchUp`).
  */
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { NewSearchEntry } from "../../schema/search-entries.js";
 import type { SearchIndex } from "../db/search-index.js";
 import type { SessionStore } from "./session-store.js";
 
+/** A turn's messages are searchable at most this long after it ends. */
+export const FEED_DELAY_MS = 1_000;
 /** History rows read per batch. */
 const ROWS_PER_BATCH = 200;
 /** The most of one message that is indexed: search needs its words, not a whole pasted file. */
@@ -18,14 +22,37 @@ export const MAX_ENTRY_CHARS = 8_000;
 export class SearchFeed {
   #running: Promise<void> | null = null;
   #again = false;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly store: SessionStore,
     private readonly index: SearchIndex,
+    private readonly delayMs = FEED_DELAY_MS,
   ) {}
 
-  /** A turn ended: index what it added, in the background. Never throws. */
+  /** A turn ended: its messages are indexed shortly, in the background. Never throws. */
   turnEnded(): void {
+    this.#timer ??= setTimeout(() => {
+      this.#timer = null;
+      this.#start();
+    }, this.delayMs);
+  }
+
+  /** At object start: rows a feed did not reach before an eviction are fed now. */
+  catchUp(): void {
+    const record = this.store.record();
+    if (record && record.kind !== "subagent" && this.store.lastHistoryId() > (record.searchCursor ?? 0)) this.turnEnded();
+  }
+
+  /** `session/delete`: drops a scheduled feed, waits for one under way (so it cannot re-add rows), then removes the session. */
+  async deleteSession(sessionId: string): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running;
+    await this.index.deleteSession(sessionId);
+  }
+
+  #start(): void {
     if (this.#running) {
       this.#again = true;
       return;
@@ -35,12 +62,6 @@ export class SearchFeed {
       .finally(() => {
         this.#running = null;
       });
-  }
-
-  /** `session/delete`: waits for a feed under way (so it cannot re-add rows), then removes the session. */
-  async deleteSession(sessionId: string): Promise<void> {
-    await this.#running;
-    await this.index.deleteSession(sessionId);
   }
 
   async #feed(): Promise<void> {

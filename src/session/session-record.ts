@@ -49,6 +49,8 @@ export interface SessionRecord {
   searchCursor?: number;
   /** The tenant's turn slot this session holds while its queue works (see `SessionSlots`). */
   tenantLease?: import("../tenant/tenant-slots.js").TenantLease | null;
+  /** Usage of finished turns the tenant object has not been sent yet (see `SessionSlots`). */
+  pendingUsage?: import("../tenant/usage.js").UsageDelta | null;
   /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
   delegation?: {
     depth?: number;

@@ -210,11 +210,11 @@ export class Session {
     return null;
   }
 
-  prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): null {
+  async prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<null> {
     this.#ownAttached(conn);
     // A sub-agent busy with its task takes no prompts: they would interleave its history.
     if (this.task.running) throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
-    this.runner.enqueue(conn, requestId, prompt);
+    await this.runner.enqueue(conn, requestId, prompt);
     return null;
   }
 
@@ -367,11 +367,13 @@ export class Session {
 
   /**
    * After a restart: the cut turn and its sub-agents are recorded as interrupted;
-   * pending index writes go out; a turn slot the old object held goes back.
+   * pending index writes and search rows go out; a turn slot the old object
+   * held goes back, with the usage it had not sent.
    */
   #recover(): void {
     this.runner.recoverInterrupted();
     void this.indexWriter.flush();
+    this.searchFeed.catchUp();
     void this.slots.releaseTurn();
     void this.subagents.recoverInterrupted().then((ids) => {
       if (ids.length === 0) return;

@@ -4,10 +4,15 @@
  * the slots its sub-agents hold, renewals from the session's heartbeat, and
  * the usage each finished turn adds. The turn lease is kept in the session's
  * storage so a restarted object can give it back; if it cannot, it expires.
+ *
+ * Usage is added up in the session's record and goes to the tenant with the
+ * slot's release, one call after the queue drains instead of one per turn; a
+ * queued prompt sends it first, so the daily budget it is checked against
+ * counts the turns before it.
  */
 import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
-import type { UsageDelta } from "./usage.js";
+import { addUsage, emptyUsage, type UsageDelta } from "./usage.js";
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
@@ -23,6 +28,7 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
+    if (this.store.record()?.pendingUsage) await this.sendUsage();
     const record = this.store.record()!;
     const held = this.#turn;
     this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
@@ -33,9 +39,13 @@ export class SessionSlots {
   async releaseTurn(): Promise<void> {
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
-    if (!lease) return;
-    if (this.store.record()) this.store.updateRecord({ tenantLease: null });
-    await releaseLease(this.env, lease).catch((err) => console.error("releasing a turn slot failed; it expires on its own", err));
+    if (!lease) return this.sendUsage();
+    const usage = this.store.record()?.pendingUsage ?? undefined;
+    if (this.store.record()) this.store.updateRecord({ tenantLease: null, pendingUsage: null });
+    await releaseLease(this.env, lease, usage).catch((err) => {
+      console.error("releasing a turn slot failed; it expires on its own", err);
+      if (usage) this.#keep(usage);
+    });
   }
 
   /** From the heartbeat: keeps the turn slot; an expired one is taken again if the tenant has room. */
@@ -58,10 +68,26 @@ export class SessionSlots {
     };
   }
 
-  /** Adds a finished turn's counts to today's usage, off the turn's path. */
-  record(delta: UsageDelta): Promise<void> {
-    const tenant = this.store.record()!.tenant;
-    return recordUsage(this.env, tenant, delta).catch((err) => console.error("recording usage failed", { tenant }, err));
+  /** Adds a finished turn's counts to the usage the next call to the tenant brings. */
+  record(delta: UsageDelta): void {
+    this.#keep(delta);
+  }
+
+  /** Sends the usage added up so far (a sub-agent's task holds no turn slot to release; a restarted object's leftovers). */
+  async sendUsage(): Promise<void> {
+    const record = this.store.record();
+    const usage = record?.pendingUsage;
+    if (!record || !usage) return;
+    this.store.updateRecord({ pendingUsage: null });
+    await recordUsage(this.env, record.tenant, usage).catch((err) => {
+      console.error("recording usage failed; kept for the next call", { tenant: record.tenant }, err);
+      this.#keep(usage);
+    });
+  }
+
+  #keep(delta: UsageDelta): void {
+    if (!this.store.record()) return;
+    this.store.updateRecord({ pendingUsage: addUsage({ ...emptyUsage(), ...this.store.record()!.pendingUsage }, delta) });
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * What the tenant object does, written without the object: lease turn and
  * sub-agent slots against the limits, count usage per UTC day, and flush the
- * day totals to D1 (one batch per `record`, never per token). The object's
- * RPC methods and alarm are one call each into this.
+ * day totals to D1: from the object's alarm, at most `FLUSH_DELAY_MS` after a
+ * turn's usage arrives (so a busy tenant writes D1 once per second, not once
+ * per turn), and on demand before usage is read. The object's RPC methods and
+ * alarm are one call each into this.
  * @module
  */
 import type { UsageIndex } from "../db/usage-index.js";
@@ -15,6 +17,8 @@ import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageDelta } fro
 export const LEASE_TTL_MS = 90_000;
 export const MIN_LEASE_TTL_MS = 1_000;
 export const MAX_LEASE_TTL_MS = 15 * 60_000;
+/** Usage recorded now is in D1 at most this much later (or when usage is read). */
+export const FLUSH_DELAY_MS = 1_000;
 /** After a failed D1 flush, the alarm tries again this much later. */
 export const FLUSH_RETRY_MS = 10_000;
 
@@ -37,8 +41,8 @@ export interface LedgerDeps {
   defaults: () => TenantLimits;
   now: () => number;
   newId: () => string;
-  /** Asks for `flush` to run again later (the object's alarm). */
-  retryFlushIn: (ms: number) => Promise<void>;
+  /** Asks for `flush` to run within `ms` (the object's alarm); an earlier request stands. */
+  flushWithin: (ms: number) => Promise<void>;
 }
 
 export class TenantLedger {
@@ -73,14 +77,16 @@ export class TenantLedger {
     return this.#d.store.extendLease(leaseId, now + clampTtl(ttlMs), now);
   }
 
-  release(leaseId: string): void {
+  /** Gives a lease back, with the usage of the turns it covered when there is any. */
+  async release(leaseId: string, usage?: UsageDelta): Promise<void> {
     this.#d.store.deleteLease(leaseId);
+    if (usage) await this.record(usage);
   }
 
-  /** Adds one turn's or one sub-agent's usage to today and writes the day to D1. */
+  /** Adds turns' or sub-agents' usage to today; D1 gets it from the next flush. */
   async record(delta: UsageDelta): Promise<void> {
     this.#d.store.addToDay(utcDay(this.#d.now()), delta);
-    await this.flush();
+    await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 
   /** Writes every day D1 does not have yet in one batch; on failure, retries from the alarm. */
@@ -92,7 +98,7 @@ export class TenantLedger {
       await this.#d.usage.write(this.#d.tenant, pending.map((p) => p.day), now);
     } catch (err) {
       console.error("tenant usage flush failed; retrying", { tenant: this.#d.tenant, err: String(err) });
-      await this.#d.retryFlushIn(FLUSH_RETRY_MS);
+      await this.#d.flushWithin(FLUSH_RETRY_MS);
       return false;
     }
     this.#d.store.markFlushed(pending);

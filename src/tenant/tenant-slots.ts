@@ -12,11 +12,11 @@
  *   (`err.toErrorResponse()`); the turn does not run.
  * - While it runs: `renewLease(env, lease)` from the session's 30 s
  *   heartbeat; `false` means it expired, so acquire again.
- * - When each turn ends (any stop reason, errors and interruptions included):
- *   `recordUsage(env, tenant, { turns: 1, modelCalls, inputTokens, outputTokens, toolCalls })`,
- *   one D1 write.
+ * - When each turn ends (any stop reason, errors and interruptions included),
+ *   its counts (`{ turns: 1, modelCalls, inputTokens, outputTokens, toolCalls }`)
+ *   are added up by the session and go with its next call to the tenant.
  * - When the runner goes idle (queue drained), or on close/delete:
- *   `releaseLease(env, lease)`. Keep the lease in storage so a restarted
+ *   `releaseLease(env, lease, usage)`. Keep the lease in storage so a restarted
  *   object can release it; if it cannot, the lease expires on its own.
  *
  * Sub-agent pool (a sub-agent's task does not take a turn slot):
@@ -95,13 +95,19 @@ export async function renewLease(env: TenantEnv, lease: TenantLease, ttlMs = LEA
   return renewed !== null;
 }
 
-export async function releaseLease(env: TenantEnv, lease: TenantLease): Promise<void> {
-  await tenantStub(env, lease.tenant).release(lease.id);
+/** Gives the lease back; `usage`, when given, is added to today's in the same call. */
+export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageDelta): Promise<void> {
+  await tenantStub(env, lease.tenant).release(lease.id, usage);
 }
 
 /** Adds one finished turn's (`turns: 1`) or sub-agent's (`subagents: 1`) counts to today's usage. */
 export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta): Promise<void> {
   await tenantStub(env, tenant).recordUsage(usage);
+}
+
+/** Writes the tenant's pending usage to D1, so a read right after sees every finished turn. */
+export async function flushUsage(env: TenantEnv, tenant: string): Promise<void> {
+  await tenantStub(env, tenant).flushUsage();
 }
 
 export function tenantLimits(env: TenantEnv, tenant: string) {

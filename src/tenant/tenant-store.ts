@@ -1,7 +1,13 @@
 /**
- * The tenant object's own SQLite: live leases, the usage of recent days (with
- * a version per row so a flush knows what D1 already has), and the limit
- * overrides. Synchronous, like the storage API it wraps.
+ * The tenant object's state: live leases in memory; in its SQLite, the usage
+ * of recent days (with a version per row so a flush knows what D1 already
+ * has) and the limit overrides. Synchronous, like the storage API it wraps.
+ *
+ * Leases are not written to storage. A write would hold the object's reply
+ * until storage confirms it (the output gate), and a lease is granted on the
+ * path of every prompt. They are soft anyway: each expires unless renewed, and
+ * a holder whose renewal finds its lease gone takes a new one, so a restarted
+ * tenant object is back to the true count within one heartbeat.
  * @module
  */
 import type { Lease, LeaseKind } from "./lease-book.js";
@@ -19,7 +25,6 @@ const COLUMN: Record<keyof UsageCounts, string> = {
 };
 
 const DDL = [
-  `CREATE TABLE IF NOT EXISTS tenant_leases (id TEXT PRIMARY KEY, kind TEXT NOT NULL, holder TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS tenant_days (day TEXT PRIMARY KEY, ${USAGE_FIELDS.map((f) => `${COLUMN[f]} INTEGER NOT NULL DEFAULT 0`).join(", ")},
      version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS tenant_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -32,47 +37,35 @@ export interface PendingDay {
 
 export class TenantStore {
   readonly #sql: SqlStorage;
+  readonly #leases = new Map<string, Lease>();
+  /** The overrides as stored; read on every lease decision, so kept parsed. */
+  #overrides: LimitOverrides | undefined;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
     for (const statement of DDL) sql.exec(statement);
   }
 
-  /** Live leases; expired ones are deleted on the way. */
+  /** Live leases; expired ones are dropped on the way. */
   leases(now: number): Lease[] {
-    this.#sql.exec("DELETE FROM tenant_leases WHERE expires_at <= ?", now);
-    return this.#sql
-      .exec<{ id: string; kind: LeaseKind; holder: string; expires_at: number }>("SELECT id, kind, holder, expires_at FROM tenant_leases")
-      .toArray()
-      .map((r) => ({ id: r.id, kind: r.kind, holder: r.holder, expiresAt: r.expires_at }));
+    for (const [id, lease] of this.#leases) if (lease.expiresAt <= now) this.#leases.delete(id);
+    return [...this.#leases.values()];
   }
 
   putLease(lease: Lease): void {
-    this.#sql.exec(
-      "INSERT INTO tenant_leases (id, kind, holder, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at",
-      lease.id,
-      lease.kind,
-      lease.holder,
-      lease.expiresAt,
-    );
+    this.#leases.set(lease.id, { ...lease });
   }
 
   /** Extends a live lease; null when it is unknown or already expired. */
   extendLease(id: string, expiresAt: number, now: number): Lease | null {
-    const rows = this.#sql
-      .exec<{ id: string; kind: LeaseKind; holder: string; expires_at: number }>(
-        "UPDATE tenant_leases SET expires_at = max(expires_at, ?) WHERE id = ? AND expires_at > ? RETURNING id, kind, holder, expires_at",
-        expiresAt,
-        id,
-        now,
-      )
-      .toArray();
-    const r = rows[0];
-    return r ? { id: r.id, kind: r.kind, holder: r.holder, expiresAt: r.expires_at } : null;
+    const lease = this.#leases.get(id);
+    if (!lease || lease.expiresAt <= now) return null;
+    lease.expiresAt = Math.max(lease.expiresAt, expiresAt);
+    return { ...lease };
   }
 
   deleteLease(id: string): void {
-    this.#sql.exec("DELETE FROM tenant_leases WHERE id = ?", id);
+    this.#leases.delete(id);
   }
 
   day(date: string): UsageCounts {
@@ -119,10 +112,12 @@ export class TenantStore {
   }
 
   overrides(): LimitOverrides {
-    const row = this.#sql.exec<{ value: string }>("SELECT value FROM tenant_settings WHERE key = 'limits'").toArray()[0];
-    if (!row) return {};
-    const parsed = zLimitOverrides.safeParse(JSON.parse(row.value));
-    return parsed.success ? parsed.data : {};
+    if (this.#overrides === undefined) {
+      const row = this.#sql.exec<{ value: string }>("SELECT value FROM tenant_settings WHERE key = 'limits'").toArray()[0];
+      const parsed = row ? zLimitOverrides.safeParse(JSON.parse(row.value)) : undefined;
+      this.#overrides = parsed?.success ? parsed.data : {};
+    }
+    return this.#overrides;
   }
 
   setOverrides(overrides: LimitOverrides): void {
@@ -130,5 +125,6 @@ export class TenantStore {
       "INSERT INTO tenant_settings (key, value) VALUES ('limits', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       JSON.stringify(overrides),
     );
+    this.#overrides = overrides;
   }
 }

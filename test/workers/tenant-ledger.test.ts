@@ -1,11 +1,12 @@
 /**
  * The tenant object's ledger on real DO SQLite and real D1, with the D1 side
- * counted: usage is written once per recorded turn and never for leases.
+ * counted: usage is written by a flush (the alarm, or a read), several turns
+ * in one write, and never for leases.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { UsageIndex } from "../../src/db/usage-index.js";
-import { FLUSH_RETRY_MS, TenantLedger } from "../../src/tenant/tenant-ledger.js";
+import { FLUSH_DELAY_MS, FLUSH_RETRY_MS, TenantLedger } from "../../src/tenant/tenant-ledger.js";
 import { TenantStore } from "../../src/tenant/tenant-store.js";
 import { utcDay, type UsageDay } from "../../src/tenant/usage.js";
 import { uniqueTenant } from "./admin-client.js";
@@ -27,7 +28,7 @@ function inTenantObject<R>(tenant: string, run: (ctx: DurableObjectState) => Pro
   return runInDurableObject(env.TENANT.get(env.TENANT.idFromName(tenant)), (_instance, ctx) => run(ctx));
 }
 
-function ledgerFor(ctx: DurableObjectState, tenant: string, usage: UsageIndex, now = Date.now) {
+function ledgerFor(ctx: DurableObjectState, tenant: string, usage: UsageIndex, now = Date.now, flushRequests: number[] = []) {
   return new TenantLedger({
     tenant,
     store: new TenantStore(ctx.storage.sql),
@@ -35,7 +36,10 @@ function ledgerFor(ctx: DurableObjectState, tenant: string, usage: UsageIndex, n
     defaults: () => ({ maxConcurrentTurns: 2 }),
     now,
     newId: () => crypto.randomUUID(),
-    retryFlushIn: (ms) => ctx.storage.setAlarm(Date.now() + ms),
+    flushWithin: async (ms) => {
+      flushRequests.push(ms);
+      await ctx.storage.setAlarm(Date.now() + ms);
+    },
   });
 }
 
@@ -44,22 +48,43 @@ async function d1Day(tenant: string, day: string) {
 }
 
 describe("tenant ledger", () => {
-  it("writes D1 once per recorded turn and never for acquire, renew or release", async () => {
+  it("writes D1 from a flush, several turns in one write, and never for acquire, renew or release", async () => {
     const tenant = uniqueTenant();
     const usage = new CountingUsage(env.DB);
+    const flushRequests: number[] = [];
     await inTenantObject(tenant, async (ctx) => {
-      const ledger = ledgerFor(ctx, tenant, usage);
+      const ledger = ledgerFor(ctx, tenant, usage, Date.now, flushRequests);
       for (let turn = 0; turn < 3; turn++) {
         const granted = ledger.acquire({ kind: "turn", holder: "s", ttlMs: 60_000 });
         if (!granted.ok) throw new Error("refused");
         ledger.renew(granted.lease.id, 60_000);
-        await ledger.record({ turns: 1, modelCalls: 2, inputTokens: 10 });
-        ledger.release(granted.lease.id);
+        await ledger.release(granted.lease.id, { turns: 1, modelCalls: 2, inputTokens: 10 });
       }
+      // Each turn's usage asked for a flush within a second; none has written D1 yet.
+      expect(flushRequests).toEqual([FLUSH_DELAY_MS, FLUSH_DELAY_MS, FLUSH_DELAY_MS]);
+      expect(usage.writes).toHaveLength(0);
+      expect(await ledger.flush()).toBe(true);
+      expect(await ledger.flush()).toBe(true); // nothing left: no second write
     });
-    expect(usage.writes).toHaveLength(3);
-    expect(usage.writes.map((w) => w.length)).toEqual([1, 1, 1]);
+    expect(usage.writes.map((w) => w.length)).toEqual([1]);
     expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 3, model_calls: 6, input_tokens: 30 });
+  });
+
+  it("counts leases it holds in memory: a released slot is free at once, an expired one too", async () => {
+    const tenant = uniqueTenant();
+    let clock = Date.now();
+    await inTenantObject(tenant, async (ctx) => {
+      const ledger = ledgerFor(ctx, tenant, new CountingUsage(env.DB), () => clock);
+      const a = ledger.acquire({ kind: "turn", holder: "a", ttlMs: 5_000 });
+      const b = ledger.acquire({ kind: "turn", holder: "b", ttlMs: 5_000 });
+      expect([a.ok, b.ok]).toEqual([true, true]);
+      expect(ledger.acquire({ kind: "turn", holder: "c", ttlMs: 5_000 })).toMatchObject({ ok: false, refusal: { limit: "maxConcurrentTurns" } });
+      if (a.ok) await ledger.release(a.lease.id);
+      expect(ledger.acquire({ kind: "turn", holder: "c", ttlMs: 5_000 }).ok).toBe(true);
+      clock += 6_000;
+      if (b.ok) expect(ledger.renew(b.lease.id, 5_000)).toBeNull();
+      expect(ledger.view().active.turns).toBe(0);
+    });
   });
 
   it("keeps a failed flush pending and writes it from the alarm", async () => {
@@ -67,7 +92,9 @@ describe("tenant ledger", () => {
     const usage = new CountingUsage(env.DB);
     usage.failNext = true;
     const alarmAt = await inTenantObject(tenant, async (ctx) => {
-      await ledgerFor(ctx, tenant, usage).record({ turns: 1, inputTokens: 7 });
+      const ledger = ledgerFor(ctx, tenant, usage);
+      await ledger.record({ turns: 1, inputTokens: 7 });
+      expect(await ledger.flush()).toBe(false);
       return ctx.storage.getAlarm();
     });
     expect(alarmAt! - Date.now()).toBeLessThanOrEqual(FLUSH_RETRY_MS);
@@ -84,8 +111,10 @@ describe("tenant ledger", () => {
     await inTenantObject(tenant, async (ctx) => {
       const ledger = ledgerFor(ctx, tenant, usage, () => clock);
       await ledger.record({ turns: 1 });
+      await ledger.flush();
       clock = Date.parse("2026-03-02T00:00:01Z");
       await ledger.record({ turns: 2 });
+      await ledger.flush();
     });
     expect(usage.writes.map((w) => w.map((d) => [d.date, d.turns]))).toEqual([[["2026-03-01", 1]], [["2026-03-02", 2]]]);
   });

@@ -27,6 +27,37 @@ describe("sseChunks", () => {
     expect(chunks.map((c) => c.choices[0]!.delta.content)).toEqual(["t1", "t2"]);
   });
 
+  it("reads the body to its end after [DONE], so the connection can be reused", async () => {
+    let pulls = 0;
+    const encoder = new TextEncoder();
+    const parts = [`${event(1)}\n\ndata: [DONE]\n\n`, "", ": trailing\n\n"];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const part = parts[pulls++];
+        if (part === undefined) controller.close();
+        else controller.enqueue(encoder.encode(part));
+      },
+    });
+    expect(await collect(stream)).toHaveLength(1);
+    expect(pulls).toBe(4); // every part, then the end
+  });
+
+  it("cuts off a body still open 50 ms after [DONE]", async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`${event(1)}\n\ndata: [DONE]\n\n`));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const started = performance.now();
+    expect(await collect(stream)).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(cancelled).toBe(true);
+  });
+
   it("handles CRLF line endings, even when a CR and its LF arrive in different reads", async () => {
     const chunks = await collect(body(`${event(1)}\r`, `\n\r\n${event(2)}\r\n\r\n`));
     expect(chunks).toHaveLength(2);

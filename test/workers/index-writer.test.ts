@@ -1,0 +1,66 @@
+/**
+ * The session's write-behind to the D1 index, on real DO SQLite: a turn's end
+ * writes `updatedAt` at most every `TOUCH_EVERY_MS`, anything else at once,
+ * and what waits is kept in the session's storage until D1 has it.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SessionIndex } from "../../src/db/session-index.js";
+import { IndexWriter, TOUCH_EVERY_MS, type IndexPatch } from "../../src/session/index-writer.js";
+import type { SessionRecord } from "../../src/session/session-record.js";
+import { SessionStore } from "../../src/session/session-store.js";
+import { sleep } from "./acp-test-client.js";
+
+class CountingIndex extends SessionIndex {
+  writes: IndexPatch[] = [];
+  override async update(_id: string, patch: IndexPatch): Promise<void> {
+    this.writes.push(patch);
+  }
+}
+
+function inFreshSessionObject<R>(run: (store: SessionStore) => Promise<R>): Promise<R> {
+  const stub = env.SESSION.get(env.SESSION.idFromName(`index-writer-${crypto.randomUUID()}`));
+  return runInDurableObject(stub, async (_instance, ctx) => {
+    const store = new SessionStore(ctx.storage.sql);
+    store.migrate();
+    store.saveRecord({ sessionId: crypto.randomUUID() } as SessionRecord);
+    return run(store);
+  });
+}
+
+describe("IndexWriter", () => {
+  it("writes a turn's updatedAt at most every TOUCH_EVERY_MS and the rest at once", async () => {
+    await inFreshSessionObject(async (store) => {
+      const index = new CountingIndex(env.DB);
+      let clock = 1_000_000;
+      const writer = new IndexWriter(store, index, () => clock);
+      await writer.touch(); // the first one goes out
+      clock += 100;
+      await writer.touch(); // within the interval: kept
+      clock += 100;
+      await writer.touch();
+      expect(index.writes).toEqual([{ updatedAt: 1_000_000 }]);
+      expect(store.pendingIndexPatch()).toEqual({ updatedAt: 1_000_200 });
+      writer.update({ title: "Named" }); // a title never waits
+      await writer.flush();
+      expect(index.writes.at(-1)).toEqual({ updatedAt: 1_000_200, title: "Named" });
+      expect(store.pendingIndexPatch()).toBeNull();
+      clock += TOUCH_EVERY_MS;
+      await writer.touch();
+      expect(index.writes.at(-1)).toEqual({ updatedAt: 1_000_200 + TOUCH_EVERY_MS });
+    });
+  });
+
+  it("writes a kept updatedAt once the interval is over", async () => {
+    await inFreshSessionObject(async (store) => {
+      const index = new CountingIndex(env.DB);
+      const writer = new IndexWriter(store, index);
+      await writer.touch();
+      await writer.touch();
+      expect(index.writes).toHaveLength(1);
+      await sleep(TOUCH_EVERY_MS + 200);
+      expect(index.writes).toHaveLength(2);
+      expect(store.pendingIndexPatch()).toBeNull();
+    });
+  });
+});
