@@ -56,11 +56,11 @@ function isolatedEnv(extra: Record<string, string>): Record<string, string> {
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
 }
 
-async function editor(upstreams: string[]) {
+async function editor(upstreams: string[], env: Record<string, string> = {}) {
   const logFile = join(mkdtempSync(join(tmpdir(), "fake-upstream-")), "events.jsonl");
   const cwd = `/home/dev/proxied-${crypto.randomUUID().slice(0, 8)}`;
   const args = ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...upstreams.flatMap((u) => ["--upstream", u])];
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile }), stdio: ["pipe", "pipe", "pipe"] });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile, ...env }), stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += String(c)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -141,6 +141,28 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     expect((await answer).stopReason).toBe("cancelled");
     await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
     await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+  });
+
+  // Service frames 1-6 answer initialize, session/new and the model choice; 7-9 carry the upstream's
+  // initialize, session/new and session/prompt; 10 is its first chunk. Dropping after 9 makes the agent's
+  // first chunk wait in the proxy while it reconnects; after 10, the rest of the answer comes after it.
+  it.each([9, 10])("keeps a model call going when the proxy's connection drops after frame %i and comes back", async (frames) => {
+    const e = await editor([`fake=${FAKE}`], { HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: String(frames) });
+    await e.setModel("acp:fake");
+    const answer = await e.prompt("upstream:slow");
+    expect(answer.stopReason).toBe("end_turn");
+    expect(e.text()).toBe("before the drop, after the drop.");
+    // The drop came while the agent worked on the prompt, and the proxy re-attached before it went on.
+    const dropAt = Date.parse(/(\S+) warn: test hook: dropping the connection/.exec(e.stderr())![1]!);
+    const reattachedAt = Date.parse(/(\S+) info: connected .*re-attached 1 session/.exec(e.stderr())![1]!);
+    const resumed = e.events().find((x) => x.kind === "slow-resumed")!.at as number;
+    expect(dropAt).toBeLessThan(resumed);
+    expect(reattachedAt).toBeLessThan(resumed);
+    // One prompt reached the agent: what the service sent again after the reconnect was not passed on twice.
+    expect(e.events().filter((x) => x.kind === "prompt")).toHaveLength(1);
+    expect(e.events().filter((x) => x.kind === "start")).toHaveLength(1);
+    await e.prompt("upstream:stream");
+    expect(e.text()).toContain("Hello from the upstream.");
   });
 
   it("reports a command that does not exist", async () => {

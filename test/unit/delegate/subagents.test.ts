@@ -1,6 +1,7 @@
 // The parent's side of delegation in Node: fake sub-agent links stand in for
 // the sub-agent Durable Objects, a fake store for the parent's record.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { UpstreamMessage } from "@hermes-edge/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DelegationSettings } from "../../../src/config.js";
 import { resultWithoutRun, type SubagentResult } from "../../../src/delegate/subagent-result.js";
@@ -61,6 +62,12 @@ class FakeChild implements SubagentLink {
   async interruptSubagentTask(): Promise<void> {
     this.interrupts += 1;
     this.#finish?.("interrupted");
+  }
+
+  readonly upstream: [string, UpstreamMessage][] = [];
+
+  async upstreamMessage(from: string, params: UpstreamMessage): Promise<void> {
+    this.upstream.push([from, params]);
   }
 }
 
@@ -303,11 +310,11 @@ describe("Subagents", () => {
     });
   });
 
-  it("fails a task at once whose model the sub-agents cannot run, naming the ones they can", async () => {
+  it("fails a task at once whose model the session does not reach, naming the ones it does", async () => {
     const s = setup();
     s.host.models = () => ["mock-model", "acp:remote"];
-    const result = await s.spawn({ model: "acp:proxy-hosted" });
-    expect(result).toMatchObject({ status: "failed", summary: 'The model "acp:proxy-hosted" is not available to sub-agents here; use one of: mock-model, acp:remote.' });
+    const result = await s.spawn({ model: "acp:elsewhere" });
+    expect(result).toMatchObject({ status: "failed", summary: 'The model "acp:elsewhere" is not available to sub-agents here; use one of: mock-model, acp:remote.' });
     expect(s.children).toHaveLength(0);
     expect(s.events.map((e) => e.type)).toEqual(["finished"]);
     const fine = s.spawn({ model: "acp:remote" });
