@@ -143,6 +143,35 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
   });
 
+  it("runs a sub-agent on a proxy-hosted upstream through its parent: its <tool_call> reads a file through the editor, and the parent's turn completes", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    mock.setScript("e2e-upstream-proxy-delegate", [
+      {
+        toolCalls: [
+          { id: "d1", name: "delegate_task", arguments: { tasks: [{ goal: "Read the notes upstream:tool-call", model: "acp:fake" }, { goal: "upstream:stream", model: "acp:nope" }] } },
+        ],
+      },
+      { text: "delegated" },
+    ]);
+    const answer = await e.prompt("delegate it [[mock:e2e-upstream-proxy-delegate]]");
+    expect(answer.stopReason).toBe("end_turn");
+    expect(e.text()).toContain("delegated");
+    const offered = (mock.calls("e2e-upstream-proxy-delegate")[0]!.body.tools ?? []) as { function: { name: string } }[];
+    expect(offered.map((t) => t.function.name)).toContain("delegate_task");
+    const result = mock.calls("e2e-upstream-proxy-delegate")[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "d1")!.content as string;
+    const { results } = JSON.parse(result.slice(result.indexOf("{"))) as { results: { status: string; summary: string; model: string; tools_used: string[] }[] };
+    // The sub-agent's answer came from the proxy's process, after its read_file went to the editor through the parent.
+    expect(results[0]).toMatchObject({ status: "completed", summary: "The file says: remember the milk", model: "acp:fake", tools_used: ["read_file"] });
+    // One the parent does not reach is refused, naming the ones it does (its proxy's included).
+    expect(results[1]).toMatchObject({ status: "failed", summary: 'The model "acp:nope" is not available to sub-agents here; use one of: mock-model, acp:fake.' });
+    expect(e.reads).toEqual([`${e.cwd}/notes.txt`]);
+    const prompts = e.events().filter((x) => x.kind === "prompt").map((x) => x.prompt as string);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).toContain("Read the notes upstream:tool-call");
+    expect(prompts[1]).toContain("remember the milk");
+    expect(e.events().find((x) => x.kind === "session/new")).toMatchObject({ cwd: e.cwd });
+  });
+
   // Service frames 1-6 answer initialize, session/new and the model choice; 7-9 carry the upstream's
   // initialize, session/new and session/prompt; 10 is its first chunk. Dropping after 9 makes the agent's
   // first chunk wait in the proxy while it reconnects; after 10, the rest of the answer comes after it.
