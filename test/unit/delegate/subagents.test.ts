@@ -9,6 +9,7 @@ import type { SubagentEvent, SubagentSpec, DelegatedTask } from "../../../src/de
 import { Subagents, type SubagentLink } from "../../../src/delegate/subagents.js";
 import type { SessionRecord } from "../../../src/session/session-record.js";
 import type { UpdateLog } from "../../../src/session/update-log.js";
+import { parentKey, UpstreamTunnels } from "../../../src/session/upstream-tunnels.js";
 import { FakeClient } from "../tools/fakes.js";
 
 const RECORD = {
@@ -322,5 +323,31 @@ describe("Subagents", () => {
     expect(s.children[0]!.spec!.model).toBe("acp:remote");
     s.children[0]!.finish();
     await fine;
+  });
+
+  it("forwards a running sub-agent's tunnel messages to the proxy-hosted upstream its parent reaches, and relays the answers back to it", async () => {
+    const s = setup();
+    const sent: string[] = [];
+    const caps = { _meta: { hermes: { upstreams: [{ id: "fake", name: "Fake" }] } } };
+    s.host.tunnels = new UpstreamTunnels({ attached: () => [["c1", caps]], send: (_c: string, frame: string) => void sent.push(frame), store: { record: () => s.record() } } as unknown as UpdateLog);
+    const request = { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", method: "initialize", params: {} } };
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(false); // not running
+    const run = s.spawn({ model: "acp:fake" });
+    await tick();
+    expect(s.children[0]!.spec!.upstreams).toEqual([{ id: "fake", name: "Fake" }]);
+    // Bad input is refused without sending anything.
+    for (const bad of [null, "x", {}, { upstreamId: "fake" }, { upstreamId: "fake", message: { id: 1 } }, { upstreamId: "no spaces allowed", message: { jsonrpc: "2.0" } }, { upstreamId: "fake", message: [] }]) {
+      expect(s.host.forwardUpstream("sub-1", bad)).toBe(false);
+    }
+    expect(s.host.forwardUpstream("sub-1", { ...request, upstreamId: "elsewhere" })).toBe(false);
+    expect(sent).toEqual([]);
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(true);
+    expect(sent.map((f) => JSON.parse(f).params)).toEqual([request]);
+    s.host.tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", result: { protocolVersion: 1 } } });
+    await tick();
+    expect(s.children[0]!.upstream).toEqual([[parentKey("parent"), { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", result: { protocolVersion: 1 } } }]]);
+    s.children[0]!.finish();
+    await run;
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(false);
   });
 });
