@@ -172,6 +172,22 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     expect(e.events().find((x) => x.kind === "session/new")).toMatchObject({ cwd: e.cwd });
   });
 
+  it("keeps a sub-agent's call on a proxy-hosted upstream going when the proxy's connection drops and comes back", async () => {
+    // Service frame 11 carries the sub-agent's session/prompt to the agent (after the parent's title, the
+    // delegate_task call and its progress, and the agent's initialize and session/new): the socket drops right after it.
+    const e = await editor([`fake=${FAKE}`], { HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "11" });
+    mock.setScript("e2e-upstream-proxy-sub-drop", [{ toolCalls: [{ id: "d2", name: "delegate_task", arguments: { goal: "upstream:slow", model: "acp:fake" } }] }, { text: "delegated" }]);
+    const answer = await e.prompt("delegate [[mock:e2e-upstream-proxy-sub-drop]]");
+    expect(answer.stopReason).toBe("end_turn");
+    const result = mock.calls("e2e-upstream-proxy-sub-drop")[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "d2")!.content as string;
+    const { results } = JSON.parse(result.slice(result.indexOf("{"))) as { results: { status: string; summary: string }[] };
+    expect(results[0]).toMatchObject({ status: "completed", summary: "before the drop, after the drop." });
+    const dropAt = Date.parse(/(\S+) warn: test hook: dropping the connection/.exec(e.stderr())![1]!);
+    expect(dropAt).toBeLessThan(e.events().find((x) => x.kind === "slow-resumed")!.at as number);
+    expect(e.stderr()).toMatch(/re-attached 1 session/);
+    expect(e.events().filter((x) => x.kind === "prompt")).toHaveLength(1);
+  });
+
   // Service frames 1-6 answer initialize, session/new and the model choice; 7-9 carry the upstream's
   // initialize, session/new and session/prompt; 10 is its first chunk. Dropping after 9 makes the agent's
   // first chunk wait in the proxy while it reconnects; after 10, the rest of the answer comes after it.
