@@ -150,10 +150,15 @@ export class UpstreamTunnels {
     }
   }
 
-  /** A connection (re-)attached: routes waiting for a proxy that runs their upstream are bound to it. */
+  /**
+   * A connection (re-)attached: routes waiting for a proxy that runs their
+   * upstream are bound to it, and so are routes whose connection this session
+   * let go of without a detach (its outbox found the socket gone).
+   */
   attached(connectionId: string): void {
     for (const route of this.#routes) {
-      if (route.key !== null) continue;
+      const key = route.key;
+      if (key !== null && (key.startsWith("parent:") || this.log.isAttached(key))) continue;
       const out = this.#connectionOut(route.upstreamId, connectionId);
       if (out?.key === connectionId) route.rebind(out);
     }

@@ -94,6 +94,17 @@ describe("UpstreamTunnels", () => {
     expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, result: { stopReason: "end_turn" } });
   });
 
+  it("binds a call to the connection that re-attaches when its own was let go of without a detach", async () => {
+    const sent: string[] = [];
+    const attached: [string, object][] = [["c1", CAPS]];
+    const tunnels = new UpstreamTunnels(fakeLog("s", (c) => sent.push(c), attached));
+    const { writer } = await open(tunnels);
+    await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    attached.splice(0, 1, ["c2", CAPS]); // c1 is gone (its outbox found no socket); c2 attached
+    tunnels.attached("c2");
+    expect(sent).toEqual(["c1", "c2"]);
+  });
+
   it("moves a call at once to another attached connection that declares the upstream", async () => {
     const sent: string[] = [];
     const attached: [string, object][] = [["c2", CAPS], ["c1", CAPS]];
