@@ -71,7 +71,6 @@ export class Bridge {
     this.#outage = new Outage(options.giveUpAfterMs, options.startupAnswerMs);
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
-    options.upstreams?.connect((text) => this.#link?.send(text));
     this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text));
   }
 
@@ -217,6 +216,7 @@ export class Bridge {
         (result.sessions > 0 ? `; re-attached ${result.sessions} session(s)` : ""),
     );
     this.#login.authenticated();
+    this.#o.upstreams?.online((text) => link.send(text));
     for (const item of this.#outbox.drain()) {
       if (item.kind === "request") this.#sendRequest(item.id, item.text);
       else link.send(item.text);
@@ -236,6 +236,7 @@ export class Bridge {
   #onClose(link: ServiceConnection, code: number, reason: string): void {
     if (this.#link !== link) return;
     this.#link = undefined;
+    this.#o.upstreams?.offline();
     if (this.#state === "closed") return;
     const lived = Date.now() - this.#openedAt;
     if (lived >= STABLE_MS) this.#attempt = 0;
@@ -321,6 +322,7 @@ export class Bridge {
     this.#stopTimers();
     const link = this.#link;
     this.#link = undefined;
+    this.#o.upstreams?.offline();
     await link?.close(reason);
   }
 

@@ -4,6 +4,11 @@
  * on first use, is restarted once if it dies, and is killed when the proxy
  * exits. While it is down, each request sent to it is answered with an error
  * that names the upstream and the cause, so the model call fails clearly.
+ *
+ * While the service's connection is down, what the agents say waits here and
+ * goes out once the bridge has re-attached its sessions. The service sends
+ * its unanswered requests again after a reconnect (one may have been lost
+ * with the old socket); a request id already seen is not passed on twice.
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -14,16 +19,22 @@ import type { UpstreamCommands } from "./upstream-spec.js";
 
 type Message = { jsonrpc: "2.0"; id?: unknown; method?: unknown; [key: string]: unknown };
 
+/** Messages for the service held while it is unreachable; the oldest go first beyond this. */
+export const OFFLINE_LIMIT = 1_000;
+/** Answered request ids remembered per agent, so a request the service sends again is recognised. */
+const ANSWERED_MEMORY = 256;
+
 export class UpstreamHost {
   readonly #processes = new Map<string, HostedUpstream>();
-  #send: (text: string) => void = () => undefined;
+  #send: ((text: string) => void) | undefined;
+  readonly #offline: string[] = [];
 
   constructor(
     commands: UpstreamCommands,
     private readonly log: Logger,
   ) {
     for (const [id, command] of Object.entries(commands)) {
-      this.#processes.set(id, new HostedUpstream(id, command, log, (message) => this.#send(notificationFrame(UPSTREAM_MESSAGE, { upstreamId: id, message }))));
+      this.#processes.set(id, new HostedUpstream(id, command, log, (message) => this.#toService(notificationFrame(UPSTREAM_MESSAGE, { upstreamId: id, message }))));
     }
   }
 
@@ -31,9 +42,24 @@ export class UpstreamHost {
     return [...this.#processes.keys()].map((id) => ({ id, name: id }));
   }
 
-  /** Where messages for the service go (the bridge's current connection). */
-  connect(send: (text: string) => void): void {
+  /** The bridge's connection is open and its sessions re-attached: held messages go out first. */
+  online(send: (text: string) => void): void {
     this.#send = send;
+    for (const text of this.#offline.splice(0)) send(text);
+  }
+
+  /** The connection dropped: messages wait until `online`. */
+  offline(): void {
+    this.#send = undefined;
+  }
+
+  #toService(text: string): void {
+    if (this.#send) return this.#send(text);
+    if (this.#offline.length >= OFFLINE_LIMIT) {
+      this.#offline.shift();
+      this.log.warn(`more than ${OFFLINE_LIMIT} upstream messages waited for the service; dropped the oldest`);
+    }
+    this.#offline.push(text);
   }
 
   /** The editor's `initialize`, with the upstreams declared in its client capabilities. */
@@ -64,6 +90,8 @@ class HostedUpstream {
   #stopping = false;
   /** Requests sent to the process and not answered yet: answered with an error if it dies. */
   readonly #pending = new Set<string>();
+  /** The last request ids it answered, oldest first. */
+  readonly #answered = new Set<string>();
 
   constructor(
     private readonly id: string,
@@ -78,8 +106,10 @@ class HostedUpstream {
       if (isRequest) this.#fail(message.id, this.#dead);
       return;
     }
+    const key = JSON.stringify(message.id);
+    if (isRequest && (this.#pending.has(key) || this.#answered.has(key))) return this.log.debug(`[upstream ${this.id}] request ${key} sent again after a reconnect; already delivered`);
     const child = this.#child ?? this.#start();
-    if (isRequest) this.#pending.add(JSON.stringify(message.id));
+    if (isRequest) this.#pending.add(key);
     child.stdin?.write(JSON.stringify(message) + "\n");
   }
 
@@ -117,7 +147,7 @@ class HostedUpstream {
       return;
     }
     if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0") return;
-    if (message.method === undefined && message.id !== undefined) this.#pending.delete(JSON.stringify(message.id));
+    if (message.method === undefined && message.id !== undefined) this.#answer(JSON.stringify(message.id));
     this.send(message);
   }
 
@@ -127,8 +157,10 @@ class HostedUpstream {
     if (this.#stopping) return;
     const cause = `the local upstream agent ${this.id} (${this.command}) ${why}`;
     this.log.warn(cause);
-    for (const id of this.#pending) this.#fail(JSON.parse(id), cause);
-    this.#pending.clear();
+    for (const key of [...this.#pending]) {
+      this.#fail(JSON.parse(key), cause);
+      this.#answer(key);
+    }
     if (this.#restarts >= 1) {
       this.#dead = `${cause}, again after one restart; fix it and restart hermes-edge-proxy`;
       return;
@@ -136,6 +168,12 @@ class HostedUpstream {
     this.#restarts += 1;
     this.log.info(`restarting upstream ${this.id} once`);
     this.#start();
+  }
+
+  #answer(key: string): void {
+    if (!this.#pending.delete(key)) return;
+    this.#answered.add(key);
+    if (this.#answered.size > ANSWERED_MEMORY) this.#answered.delete(this.#answered.values().next().value!);
   }
 
   #fail(id: unknown, message: string): void {

@@ -5,7 +5,7 @@
  * to the parent, and the control commands. Everything crossing Durable Object
  * RPC here is plain, serializable data.
  */
-import { type ErrorResponse } from "@hermes-edge/protocol";
+import { type DeclaredUpstream, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { McpToolDescriptor } from "../mcp/subagent-mcp.js";
 import type { SegmentLineage } from "../session/session-record.js";
@@ -93,6 +93,8 @@ export interface SubagentSpec {
   approval: "ask" | "deny";
   /** The parent's MCP tools when the sub-agent starts; their calls go through the parent. */
   mcpTools?: McpToolDescriptor[];
+  /** The proxy-hosted upstreams the parent reaches; the sub-agent's tunnels to them go through the parent. */
+  upstreams?: DeclaredUpstream[];
 }
 
 /** A sub-agent's request to the editor, as it crosses to the parent. */

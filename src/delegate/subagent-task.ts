@@ -19,6 +19,7 @@ import type { PromptRunner, RunOutcome } from "../session/prompt-runner.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { availableCommands } from "../session/slash-commands.js";
 import type { UpdateLog } from "../session/update-log.js";
+import type { UpstreamTunnels } from "../session/upstream-tunnels.js";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { DELEGATE_TOOL_NAME, subagentTools } from "./blocked-tools.js";
 import { forwardingClientPort } from "./forward-port.js";
@@ -30,7 +31,7 @@ import type { SubagentSpec, SubagentStopCause } from "./subagent-spec.js";
 export const AUTO_DENY_REASON = "sub-agents may not ask for permission on this service (HERMES_SUBAGENT_APPROVAL=deny)";
 
 /** The parent's session object as its sub-agent calls it. */
-export type ParentLink = Pick<SessionRpc, "forwardEditorRequest" | "relaySubagentUpdates">;
+export type ParentLink = Pick<SessionRpc, "forwardEditorRequest" | "relaySubagentUpdates" | "forwardUpstreamMessage">;
 
 export interface SubagentTaskParts {
   log: UpdateLog;
@@ -42,6 +43,8 @@ export interface SubagentTaskParts {
   tools(client: ClientPort): AnyTool[];
   maxSpawnDepth: number;
   parent(sessionId: string): ParentLink;
+  /** The session's upstream tunnels: the parent's proxy-hosted upstreams are lent to them for the task. */
+  tunnels: Pick<UpstreamTunnels, "lend">;
   now(): number;
 }
 
@@ -158,6 +161,11 @@ export class SubagentTask {
       toolNames: tools.map((t) => t.name),
     });
     const prompt: ContentBlock[] = [{ type: "text", text: spec.goal }];
+    this.parts.tunnels.lend({
+      parentSessionId: spec.parentSessionId,
+      upstreams: spec.upstreams ?? [],
+      forward: (params) => parent.forwardUpstreamMessage(spec.subagentId, params),
+    });
     try {
       return await this.parts.runner.runTask(prompt, {
         client,
@@ -172,6 +180,7 @@ export class SubagentTask {
         ...(spec.approval === "deny" ? { autoDeny: AUTO_DENY_REASON } : {}),
       });
     } finally {
+      this.parts.tunnels.lend(undefined);
       await relay.drained();
     }
   }

@@ -10,13 +10,14 @@
  * them and records them as interrupted instead of leaving them orphaned.
  */
 import { SUBAGENT_MCP_CALL, zSubagentMcpCall, type SubagentMcp } from "../mcp/subagent-mcp.js";
-import { RequestError } from "@hermes-edge/protocol";
+import { RequestError, zUpstreamMessage, type UpstreamMessage } from "@hermes-edge/protocol";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { DelegationSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import type { SessionSlots } from "../tenant/session-slots.js";
 import type { UpdateLog } from "../session/update-log.js";
+import { parentKey, type UpstreamTunnels } from "../session/upstream-tunnels.js";
 import { mayDelegate } from "./blocked-tools.js";
 import { decorateSubagentUpdate, editorParams, isRelayed, type RelayIds } from "./relay.js";
 import { forwardFailure } from "./forward-port.js";
@@ -35,7 +36,7 @@ import {
 } from "./subagent-spec.js";
 
 /** A sub-agent's session object as its parent calls it. */
-export type SubagentLink = Pick<SessionRpc, "runSubagentTask" | "interruptSubagentTask">;
+export type SubagentLink = Pick<SessionRpc, "runSubagentTask" | "interruptSubagentTask" | "upstreamMessage">;
 
 /**
  * How long the parent waits for a sub-agent's answer beyond the task's own
@@ -58,11 +59,10 @@ export class Subagents implements SubagentSpawner {
   readonly #running = new Map<string, Running>();
   /** The session's MCP tools, lent to its sub-agents (set by the session). */
   mcp: SubagentMcp | undefined;
-  /**
-   * The models a sub-agent may run on (set by the session): the service's own, not the
-   * upstreams a proxy hosts, since a sub-agent has no connection to reach them through.
-   */
+  /** The models a sub-agent may run on (set by the session): the session's own, proxy-hosted upstreams included. */
   models: (() => string[]) | undefined;
+  /** The session's proxy-hosted upstreams, lent to its sub-agents (set by the session). */
+  tunnels: UpstreamTunnels | undefined;
 
   constructor(
     private readonly log: UpdateLog,
@@ -124,6 +124,7 @@ export class Subagents implements SubagentSpawner {
     } finally {
       options.signal.removeEventListener("abort", onParentAbort);
       this.#running.delete(subagentId);
+      this.tunnels?.forget(subagentId);
       this.#remember();
     }
     options.onEvent({ type: "finished", subagentId, result });
@@ -145,6 +146,19 @@ export class Subagents implements SubagentSpawner {
     } catch (err) {
       return forwardFailure(err);
     }
+  }
+
+  /**
+   * A message of a sub-agent's tunnel to a proxy-hosted upstream, sent on the
+   * parent's connection; the proxy's answers are relayed back to it. False
+   * when the sub-agent no longer runs, the message is malformed, or the parent
+   * does not reach that upstream (the sub-agent's call then fails, naming it).
+   */
+  forwardUpstream(subagentId: string, params: unknown): boolean {
+    const parsed = zUpstreamMessage.safeParse(params);
+    if (!parsed.success || !this.#running.has(subagentId) || !this.tunnels) return false;
+    const from = parentKey(this.log.store.record()!.sessionId);
+    return this.tunnels.relay(subagentId, parsed.data as UpstreamMessage, (answer) => this.link(subagentId).upstreamMessage(from, answer));
   }
 
   /** A sub-agent's tool calls, logged and sent as the parent's, in the order it made them. */
@@ -273,6 +287,7 @@ export class Subagents implements SubagentSpawner {
       label: `sub-agent ${entry.taskIndex + 1}: ${shortLine(task.goal, 48)}`,
       approval: this.settings.subagentApproval,
       ...(this.mcp ? { mcpTools: this.mcp.descriptors() } : {}),
+      ...(this.tunnels ? { upstreams: this.tunnels.declared() } : {}),
     };
   }
 }

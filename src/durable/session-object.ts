@@ -113,6 +113,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
     return guarded(this.#where("forwardEditorRequest"), failed, () => this.#session.forwardEditorRequest(subagentId, request));
   }
 
+  forwardUpstreamMessage(subagentId: string, params: UpstreamMessage): Promise<boolean> {
+    return guarded(this.#where("forwardUpstreamMessage"), false, () => this.#session.forwardUpstreamMessage(subagentId, params));
+  }
+
   relaySubagentUpdates(subagentId: string, frames: string[]): Promise<boolean> {
     return guarded(this.#where("relaySubagentUpdates"), false, () => this.#session.relaySubagentUpdates(subagentId, frames));
   }

@@ -75,6 +75,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   // --- sub-agents: a sub-agent calls these on its parent's object
   /** A sub-agent's editor request, sent over the parent's connection. */
   forwardEditorRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome>;
+  /** A message of a sub-agent's tunnel to a proxy-hosted upstream, sent over the parent's connection; false when the parent cannot reach it. */
+  forwardUpstreamMessage(subagentId: string, params: UpstreamMessage): Promise<boolean>;
   /** A sub-agent's tool calls for the parent's log; false when the parent no longer runs that sub-agent. */
   relaySubagentUpdates(subagentId: string, frames: string[]): Promise<boolean>;
 }

@@ -107,7 +107,8 @@ export class Session {
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
     this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
     this.subagents.mcp = this.mcp;
-    this.subagents.models = () => base.models;
+    this.subagents.models = () => this.settings.models;
+    this.subagents.tunnels = this.tunnels;
     // An object evicted while editors stayed attached connects their servers again (they are not in history).
     for (const { connectionId, entries } of this.store.mcpServers()) {
       if (this.log.isAttached(connectionId)) this.mcp.attach(connectionId, entries as McpServerEntry[]);
@@ -149,6 +150,7 @@ export class Session {
       tools,
       maxSpawnDepth: delegation.maxSpawnDepth,
       parent: stub,
+      tunnels: this.tunnels,
       now: Date.now,
     });
     if (this.store.record()) this.#recover();
@@ -201,6 +203,7 @@ export class Session {
     this.indexWriter.update({ status: "active", ...roots });
     await this.indexWriter.flush();
     this.log.attach(conn);
+    this.tunnels.attached(conn.connectionId);
     const { lineage } = this.store.updateRecord({ status: "active", ...roots });
     if (options.replay || options.afterSeq !== undefined) this.log.replay(conn.connectionId, options.afterSeq ?? 0);
     const meta = { hermes: { turn: this.runner.turnState(), sessionProvenance: provenance(sessionId, lineage) } };
@@ -304,6 +307,10 @@ export class Session {
 
   forwardEditorRequest(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
     return this.subagents.forward(subagentId, request);
+  }
+
+  forwardUpstreamMessage(subagentId: string, params: unknown): boolean {
+    return this.subagents.forwardUpstream(subagentId, params);
   }
 
   relaySubagentUpdates(subagentId: string, frames: string[]): boolean {

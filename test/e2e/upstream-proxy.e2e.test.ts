@@ -56,11 +56,11 @@ function isolatedEnv(extra: Record<string, string>): Record<string, string> {
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
 }
 
-async function editor(upstreams: string[]) {
+async function editor(upstreams: string[], env: Record<string, string> = {}) {
   const logFile = join(mkdtempSync(join(tmpdir(), "fake-upstream-")), "events.jsonl");
   const cwd = `/home/dev/proxied-${crypto.randomUUID().slice(0, 8)}`;
   const args = ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...upstreams.flatMap((u) => ["--upstream", u])];
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile }), stdio: ["pipe", "pipe", "pipe"] });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile, ...env }), stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += String(c)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -141,6 +141,73 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     expect((await answer).stopReason).toBe("cancelled");
     await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
     await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+  });
+
+  it("runs a sub-agent on a proxy-hosted upstream through its parent: its <tool_call> reads a file through the editor, and the parent's turn completes", async () => {
+    const e = await editor([`fake=${FAKE}`]);
+    mock.setScript("e2e-upstream-proxy-delegate", [
+      {
+        toolCalls: [
+          { id: "d1", name: "delegate_task", arguments: { tasks: [{ goal: "Read the notes upstream:tool-call", model: "acp:fake" }, { goal: "upstream:stream", model: "acp:nope" }] } },
+        ],
+      },
+      { text: "delegated" },
+    ]);
+    const answer = await e.prompt("delegate it [[mock:e2e-upstream-proxy-delegate]]");
+    expect(answer.stopReason).toBe("end_turn");
+    expect(e.text()).toContain("delegated");
+    const offered = (mock.calls("e2e-upstream-proxy-delegate")[0]!.body.tools ?? []) as { function: { name: string } }[];
+    expect(offered.map((t) => t.function.name)).toContain("delegate_task");
+    const result = mock.calls("e2e-upstream-proxy-delegate")[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "d1")!.content as string;
+    const { results } = JSON.parse(result.slice(result.indexOf("{"))) as { results: { status: string; summary: string; model: string; tools_used: string[] }[] };
+    // The sub-agent's answer came from the proxy's process, after its read_file went to the editor through the parent.
+    expect(results[0]).toMatchObject({ status: "completed", summary: "The file says: remember the milk", model: "acp:fake", tools_used: ["read_file"] });
+    // One the parent does not reach is refused, naming the ones it does (its proxy's included).
+    expect(results[1]).toMatchObject({ status: "failed", summary: 'The model "acp:nope" is not available to sub-agents here; use one of: mock-model, acp:fake.' });
+    expect(e.reads).toEqual([`${e.cwd}/notes.txt`]);
+    const prompts = e.events().filter((x) => x.kind === "prompt").map((x) => x.prompt as string);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).toContain("Read the notes upstream:tool-call");
+    expect(prompts[1]).toContain("remember the milk");
+    expect(e.events().find((x) => x.kind === "session/new")).toMatchObject({ cwd: e.cwd });
+  });
+
+  it("keeps a sub-agent's call on a proxy-hosted upstream going when the proxy's connection drops and comes back", async () => {
+    // Service frame 11 carries the sub-agent's session/prompt to the agent (after the parent's title, the
+    // delegate_task call and its progress, and the agent's initialize and session/new): the socket drops right after it.
+    const e = await editor([`fake=${FAKE}`], { HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: "11" });
+    mock.setScript("e2e-upstream-proxy-sub-drop", [{ toolCalls: [{ id: "d2", name: "delegate_task", arguments: { goal: "upstream:slow", model: "acp:fake" } }] }, { text: "delegated" }]);
+    const answer = await e.prompt("delegate [[mock:e2e-upstream-proxy-sub-drop]]");
+    expect(answer.stopReason).toBe("end_turn");
+    const result = mock.calls("e2e-upstream-proxy-sub-drop")[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "d2")!.content as string;
+    const { results } = JSON.parse(result.slice(result.indexOf("{"))) as { results: { status: string; summary: string }[] };
+    expect(results[0]).toMatchObject({ status: "completed", summary: "before the drop, after the drop." });
+    const dropAt = Date.parse(/(\S+) warn: test hook: dropping the connection/.exec(e.stderr())![1]!);
+    expect(dropAt).toBeLessThan(e.events().find((x) => x.kind === "slow-resumed")!.at as number);
+    expect(e.stderr()).toMatch(/re-attached 1 session/);
+    expect(e.events().filter((x) => x.kind === "prompt")).toHaveLength(1);
+  });
+
+  // Service frames 1-6 answer initialize, session/new and the model choice; 7-9 carry the upstream's
+  // initialize, session/new and session/prompt; 10 is its first chunk. Dropping after 9 makes the agent's
+  // first chunk wait in the proxy while it reconnects; after 10, the rest of the answer comes after it.
+  it.each([9, 10])("keeps a model call going when the proxy's connection drops after frame %i and comes back", async (frames) => {
+    const e = await editor([`fake=${FAKE}`], { HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES: String(frames) });
+    await e.setModel("acp:fake");
+    const answer = await e.prompt("upstream:slow");
+    expect(answer.stopReason).toBe("end_turn");
+    expect(e.text()).toBe("before the drop, after the drop.");
+    // The drop came while the agent worked on the prompt, and the proxy re-attached before it went on.
+    const dropAt = Date.parse(/(\S+) warn: test hook: dropping the connection/.exec(e.stderr())![1]!);
+    const reattachedAt = Date.parse(/(\S+) info: connected .*re-attached 1 session/.exec(e.stderr())![1]!);
+    const resumed = e.events().find((x) => x.kind === "slow-resumed")!.at as number;
+    expect(dropAt).toBeLessThan(resumed);
+    expect(reattachedAt).toBeLessThan(resumed);
+    // One prompt reached the agent: what the service sent again after the reconnect was not passed on twice.
+    expect(e.events().filter((x) => x.kind === "prompt")).toHaveLength(1);
+    expect(e.events().filter((x) => x.kind === "start")).toHaveLength(1);
+    await e.prompt("upstream:stream");
+    expect(e.text()).toContain("Hello from the upstream.");
   });
 
   it("reports a command that does not exist", async () => {

@@ -100,6 +100,14 @@ export function fakeUpstreamAgent(hooks: FakeUpstreamHooks): AgentApp {
             cancels.set(sessionId, resolve);
           });
           return { stopReason: "cancelled" };
+        case "slow":
+          // Long enough for the proxy to drop its connection and reconnect in between (see the proxy's drop hook).
+          await say("before the drop, ");
+          record({ kind: "slow-said", at: Date.now() });
+          await sleep(1_500);
+          record({ kind: "slow-resumed", at: Date.now() });
+          await say("after the drop.");
+          break;
         case "hang":
           await say("starting");
           await new Promise(() => undefined);

@@ -1,6 +1,7 @@
 // The parent's side of delegation in Node: fake sub-agent links stand in for
 // the sub-agent Durable Objects, a fake store for the parent's record.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { UpstreamMessage } from "@hermes-edge/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DelegationSettings } from "../../../src/config.js";
 import { resultWithoutRun, type SubagentResult } from "../../../src/delegate/subagent-result.js";
@@ -8,6 +9,7 @@ import type { SubagentEvent, SubagentSpec, DelegatedTask } from "../../../src/de
 import { Subagents, type SubagentLink } from "../../../src/delegate/subagents.js";
 import type { SessionRecord } from "../../../src/session/session-record.js";
 import type { UpdateLog } from "../../../src/session/update-log.js";
+import { parentKey, UpstreamTunnels } from "../../../src/session/upstream-tunnels.js";
 import { FakeClient } from "../tools/fakes.js";
 
 const RECORD = {
@@ -61,6 +63,12 @@ class FakeChild implements SubagentLink {
   async interruptSubagentTask(): Promise<void> {
     this.interrupts += 1;
     this.#finish?.("interrupted");
+  }
+
+  readonly upstream: [string, UpstreamMessage][] = [];
+
+  async upstreamMessage(from: string, params: UpstreamMessage): Promise<void> {
+    this.upstream.push([from, params]);
   }
 }
 
@@ -303,11 +311,11 @@ describe("Subagents", () => {
     });
   });
 
-  it("fails a task at once whose model the sub-agents cannot run, naming the ones they can", async () => {
+  it("fails a task at once whose model the session does not reach, naming the ones it does", async () => {
     const s = setup();
     s.host.models = () => ["mock-model", "acp:remote"];
-    const result = await s.spawn({ model: "acp:proxy-hosted" });
-    expect(result).toMatchObject({ status: "failed", summary: 'The model "acp:proxy-hosted" is not available to sub-agents here; use one of: mock-model, acp:remote.' });
+    const result = await s.spawn({ model: "acp:elsewhere" });
+    expect(result).toMatchObject({ status: "failed", summary: 'The model "acp:elsewhere" is not available to sub-agents here; use one of: mock-model, acp:remote.' });
     expect(s.children).toHaveLength(0);
     expect(s.events.map((e) => e.type)).toEqual(["finished"]);
     const fine = s.spawn({ model: "acp:remote" });
@@ -315,5 +323,31 @@ describe("Subagents", () => {
     expect(s.children[0]!.spec!.model).toBe("acp:remote");
     s.children[0]!.finish();
     await fine;
+  });
+
+  it("forwards a running sub-agent's tunnel messages to the proxy-hosted upstream its parent reaches, and relays the answers back to it", async () => {
+    const s = setup();
+    const sent: string[] = [];
+    const caps = { _meta: { hermes: { upstreams: [{ id: "fake", name: "Fake" }] } } };
+    s.host.tunnels = new UpstreamTunnels({ attached: () => [["c1", caps]], send: (_c: string, frame: string) => void sent.push(frame), store: { record: () => s.record() } } as unknown as UpdateLog);
+    const request = { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", method: "initialize", params: {} } };
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(false); // not running
+    const run = s.spawn({ model: "acp:fake" });
+    await tick();
+    expect(s.children[0]!.spec!.upstreams).toEqual([{ id: "fake", name: "Fake" }]);
+    // Bad input is refused without sending anything.
+    for (const bad of [null, "x", {}, { upstreamId: "fake" }, { upstreamId: "fake", message: { id: 1 } }, { upstreamId: "no spaces allowed", message: { jsonrpc: "2.0" } }, { upstreamId: "fake", message: [] }]) {
+      expect(s.host.forwardUpstream("sub-1", bad)).toBe(false);
+    }
+    expect(s.host.forwardUpstream("sub-1", { ...request, upstreamId: "elsewhere" })).toBe(false);
+    expect(sent).toEqual([]);
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(true);
+    expect(sent.map((f) => JSON.parse(f).params)).toEqual([request]);
+    s.host.tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", result: { protocolVersion: 1 } } });
+    await tick();
+    expect(s.children[0]!.upstream).toEqual([[parentKey("parent"), { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub-1~1~0", result: { protocolVersion: 1 } } }]]);
+    s.children[0]!.finish();
+    await run;
+    expect(s.host.forwardUpstream("sub-1", request)).toBe(false);
   });
 });

@@ -5,11 +5,12 @@
  * tunnel must take only its own. The "process" is the SDK fake agent.
  */
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import { UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
-import { describe, expect, it } from "vitest";
+import { UPSTREAM_MESSAGE, type UpstreamMessage } from "@hermes-edge/protocol";
+import { describe, expect, it, vi } from "vitest";
 import { AcpUpstreamProvider } from "../../../src/agent/providers/acp-upstream-provider.js";
 import type { UpdateLog } from "../../../src/session/update-log.js";
-import { UpstreamTunnels } from "../../../src/session/upstream-tunnels.js";
+import { HELD_LIMIT, type TunnelMessage } from "../../../src/session/tunnel-route.js";
+import { parentKey, UpstreamTunnels } from "../../../src/session/upstream-tunnels.js";
 import type { ToolContext } from "../../../src/tools/tool.js";
 import { fakeUpstreamAgent } from "../../support/fake-upstream-agent.js";
 
@@ -72,11 +73,126 @@ describe("UpstreamTunnels", () => {
     expect(initIds.every((id) => typeof id === "string" && /^session-[AB]~1~/.test(id))).toBe(true);
   });
 
-  it("fails the tunnels of a connection that detaches", async () => {
-    const tunnels = new UpstreamTunnels(fakeLog("s", () => undefined, [["c1", CAPS]]));
-    const stream = await tunnels.endpoint("fake", null)!.open(new AbortController().signal);
-    const reader = stream.readable.getReader();
+  it("holds a call whose proxy disconnected and binds it to the connection that re-attaches: unanswered requests, then held messages, go out there", async () => {
+    const sent: [string, TunnelMessage][] = [];
+    const attached: [string, object][] = [["c1", CAPS]];
+    const tunnels = new UpstreamTunnels(fakeLog("s", (c, frame) => sent.push([c, wire(frame)]), attached));
+    const { reader, writer } = await open(tunnels);
+    await writer.write({ jsonrpc: "2.0", id: 0, method: "session/prompt", params: { sessionId: "up-1" } });
+    attached.splice(0);
     tunnels.detached("c1");
-    await expect(reader.read()).rejects.toThrow("the proxy that runs it disconnected");
+    await writer.write({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "up-1" } });
+    expect(sent.map(([c]) => c)).toEqual(["c1"]);
+    attached.push(["c2", CAPS]);
+    tunnels.attached("c2");
+    expect(sent.slice(1)).toEqual([
+      ["c2", { jsonrpc: "2.0", id: "s~1~0", method: "session/prompt", params: { sessionId: "up-1" } }],
+      ["c2", { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "up-1" } }],
+    ]);
+    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~1~0", result: { stopReason: "stale" } } });
+    tunnels.receive("c2", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~1~0", result: { stopReason: "end_turn" } } });
+    expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, result: { stopReason: "end_turn" } });
+  });
+
+  it("binds a call to the connection that re-attaches when its own was let go of without a detach", async () => {
+    const sent: string[] = [];
+    const attached: [string, object][] = [["c1", CAPS]];
+    const tunnels = new UpstreamTunnels(fakeLog("s", (c) => sent.push(c), attached));
+    const { writer } = await open(tunnels);
+    await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    attached.splice(0, 1, ["c2", CAPS]); // c1 is gone (its outbox found no socket); c2 attached
+    tunnels.attached("c2");
+    expect(sent).toEqual(["c1", "c2"]);
+  });
+
+  it("moves a call at once to another attached connection that declares the upstream", async () => {
+    const sent: string[] = [];
+    const attached: [string, object][] = [["c2", CAPS], ["c1", CAPS]];
+    const tunnels = new UpstreamTunnels(fakeLog("s", (c) => sent.push(c), attached));
+    const { writer } = await open(tunnels, "c1");
+    await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    attached.splice(1);
+    tunnels.detached("c1");
+    expect(sent).toEqual(["c1", "c2"]);
+  });
+
+  it("fails a held call whose proxy has not come back within the grace period, answering its waiting requests with the cause", async () => {
+    vi.useFakeTimers();
+    try {
+      const attached: [string, object][] = [["c1", CAPS]];
+      const tunnels = new UpstreamTunnels(fakeLog("s", () => undefined, attached), 2_000);
+      const { reader, writer } = await open(tunnels);
+      await writer.write({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: {} });
+      attached.splice(0);
+      tunnels.detached("c1");
+      await vi.advanceTimersByTimeAsync(1_999);
+      tunnels.attached("c9"); // not attached, declares nothing: stays held
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "the proxy that runs it disconnected and did not come back within 2 s" } });
+      expect((await reader.read()).done).toBe(true);
+      expect(() => tunnels.endpoint("fake", null)).not.toThrow();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("fails a call that held more messages than it may while the proxy reconnects", async () => {
+    const attached: [string, object][] = [["c1", CAPS]];
+    const tunnels = new UpstreamTunnels(fakeLog("s", () => undefined, attached));
+    const { reader, writer } = await open(tunnels);
+    attached.splice(0);
+    tunnels.detached("c1");
+    for (let i = 0; i <= HELD_LIMIT; i += 1) void writer.write({ jsonrpc: "2.0", method: "session/update", params: {} }).catch(() => undefined);
+    await expect(reader.read()).rejects.toThrow(`more than ${HELD_LIMIT} messages waited`);
+  });
+
+  it("relays a sub-agent's calls through the parent's connection and gives back only its answers and its upstream sessions' messages", async () => {
+    const sent: [string, TunnelMessage][] = [];
+    const tunnels = new UpstreamTunnels(fakeLog("parent", (c, frame) => sent.push([c, wire(frame)]), [["c1", CAPS]]));
+    const back: UpstreamMessage[] = [];
+    const deliver = async (params: UpstreamMessage) => void back.push(params);
+    const request = { jsonrpc: "2.0", id: "sub~1~1", method: "session/new", params: { cwd: "/w" } } as const;
+    expect(tunnels.relay("sub", { upstreamId: "fake", message: request }, deliver)).toBe(true);
+    expect(tunnels.relay("sub", { upstreamId: "other", message: request }, deliver)).toBe(false);
+    expect(sent).toEqual([["c1", request]]);
+    const from = (message: TunnelMessage) => tunnels.receive("c1", { upstreamId: "fake", message });
+    from({ jsonrpc: "2.0", id: "someone~1~1", result: { sessionId: "up-theirs" } });
+    from({ jsonrpc: "2.0", id: "sub~1~1", result: { sessionId: "up-sub" } });
+    from({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "up-theirs" } });
+    from({ jsonrpc: "2.0", id: 4, method: "fs/read_text_file", params: { sessionId: "up-sub", path: "/w/a" } });
+    expect(back.map((p) => p.message)).toEqual([
+      { jsonrpc: "2.0", id: "sub~1~1", result: { sessionId: "up-sub" } },
+      { jsonrpc: "2.0", id: 4, method: "fs/read_text_file", params: { sessionId: "up-sub", path: "/w/a" } },
+    ]);
+    tunnels.forget("sub");
+    from({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "up-sub" } });
+    expect(back).toHaveLength(2);
+  });
+
+  it("lets a sub-agent reach the upstreams its parent lends it, through the parent, while its task runs", async () => {
+    const tunnels = new UpstreamTunnels(fakeLog("sub", () => undefined, []));
+    expect(tunnels.models()).toEqual([]);
+    const forwarded: UpstreamMessage[] = [];
+    let reachable = true;
+    tunnels.lend({ parentSessionId: "P", upstreams: [{ id: "fake", name: "Fake" }], forward: async (params) => (forwarded.push(params), reachable) });
+    expect(tunnels.models()).toEqual(["acp:fake"]);
+    const { reader, writer } = await open(tunnels);
+    await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    expect(forwarded).toEqual([{ upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", method: "initialize", params: {} } }]);
+    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", result: { from: "a connection" } } });
+    tunnels.receive(parentKey("P"), { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", result: { from: "the parent" } } });
+    expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, result: { from: "the parent" } });
+    reachable = false;
+    await writer.write({ jsonrpc: "2.0", id: 1, method: "session/new", params: {} });
+    expect((await reader.read()).value).toMatchObject({ id: 1, error: { message: "its parent session can no longer reach the proxy that runs it" } });
+    tunnels.lend(undefined);
+    expect(tunnels.endpoint("fake", null)).toBeUndefined();
   });
 });
+
+const wire = (frame: string) => (JSON.parse(frame) as { params: UpstreamMessage }).params.message;
+
+async function open(tunnels: UpstreamTunnels, preferred: string | null = null) {
+  const stream = await tunnels.endpoint("fake", preferred)!.open(new AbortController().signal);
+  return { reader: stream.readable.getReader(), writer: stream.writable.getWriter() };
+}

@@ -1,0 +1,99 @@
+/**
+ * The proxy's side of a reconnect for its local upstream agents: what an agent
+ * says while the service is unreachable waits and goes out once the bridge is
+ * back online, and a request the service sends again after the reconnect
+ * (it may have been lost with the old socket) reaches the agent only once.
+ * The agent is a real process: a small line-echoing script.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../src/log.js";
+import { OFFLINE_LIMIT, UpstreamHost } from "../src/upstream-host.js";
+
+// Answers each request with the method and how many requests it has seen; says "hi" when told to.
+const AGENT = `
+let n = 0;
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "say") return console.log(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: m.params.text } }));
+  if (m.method !== undefined && m.id !== undefined) console.log(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { method: m.method, seen: ++n } }));
+});
+`;
+
+const hosts: UpstreamHost[] = [];
+afterEach(() => hosts.splice(0).forEach((h) => h.stop()));
+
+function host(): { host: UpstreamHost; received: unknown[]; lines: string[] } {
+  const file = join(mkdtempSync(join(tmpdir(), "upstream-host-")), "agent.cjs");
+  writeFileSync(file, AGENT);
+  const lines: string[] = [];
+  const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", (line) => lines.push(line)));
+  hosts.push(h);
+  return { host: h, received: [], lines };
+}
+
+const request = (id: string, method = "session/prompt") => ({ upstreamId: "echo", message: { jsonrpc: "2.0", id, method, params: {} } });
+const messages = (texts: unknown[]) => texts.map((t) => (JSON.parse(t as string) as { params: { message: unknown } }).params.message);
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 20));
+  expect(check()).toBe(true);
+};
+
+describe("UpstreamHost across a reconnect", () => {
+  it("holds what the agent says while offline and sends it, in order, once online", async () => {
+    const { host: h, received } = host();
+    h.fromService(request("a~1", "initialize")); // offline from the start: nothing is connected yet
+    h.fromService({ upstreamId: "echo", message: { jsonrpc: "2.0", method: "say", params: { text: "while away" } } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received).toEqual([]);
+    h.online((text) => received.push(text));
+    await until(() => received.length === 2);
+    expect(messages(received)).toEqual([
+      { jsonrpc: "2.0", id: "a~1", result: { method: "initialize", seen: 1 } },
+      { jsonrpc: "2.0", method: "session/update", params: { text: "while away" } },
+    ]);
+    h.offline();
+    h.fromService({ upstreamId: "echo", message: { jsonrpc: "2.0", method: "say", params: { text: "second outage" } } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received).toHaveLength(2);
+    h.online((text) => received.push(text));
+    expect(messages(received.slice(2))).toEqual([{ jsonrpc: "2.0", method: "session/update", params: { text: "second outage" } }]);
+  });
+
+  it("passes a request id the service sends again (pending or answered) to the agent only once", async () => {
+    const { host: h, received, lines } = host();
+    h.online((text) => received.push(text));
+    h.fromService(request("a~1~2"));
+    h.fromService(request("a~1~2")); // again while pending
+    await until(() => received.length === 1);
+    h.fromService(request("a~1~2")); // again after it was answered
+    h.fromService(request("a~1~3"));
+    await until(() => received.length === 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(messages(received)).toEqual([
+      { jsonrpc: "2.0", id: "a~1~2", result: { method: "session/prompt", seen: 1 } },
+      { jsonrpc: "2.0", id: "a~1~3", result: { method: "session/prompt", seen: 2 } },
+    ]);
+    expect(lines.filter((l) => /sent again after a reconnect; already delivered/.test(l))).toHaveLength(2);
+  });
+
+  it("keeps at most OFFLINE_LIMIT messages while offline, dropping the oldest with a warning", async () => {
+    const { host: h, received, lines } = host();
+    for (let i = 0; i <= OFFLINE_LIMIT; i += 1) h.fromService({ upstreamId: "echo", message: { jsonrpc: "2.0", method: "say", params: { text: `m${i}` } } });
+    await until(() => lines.some((l) => /dropped the oldest/.test(l)));
+    h.online((text) => received.push(text));
+    expect(received).toHaveLength(OFFLINE_LIMIT);
+    expect(messages(received)[0]).toMatchObject({ params: { text: "m1" } });
+  });
+
+  it("ignores malformed messages from the service and upstreams it does not run", () => {
+    const { host: h, lines } = host();
+    h.fromService({ upstreamId: "echo", message: { id: 1 } });
+    h.fromService({ upstreamId: "bad id", message: { jsonrpc: "2.0" } });
+    h.fromService({ upstreamId: "other", message: { jsonrpc: "2.0", id: 1, method: "x" } });
+    expect(lines.filter((l) => /ignored a malformed/.test(l))).toHaveLength(2);
+    expect(lines.some((l) => /upstream other, which this proxy does not run/.test(l))).toBe(true);
+  });
+});
