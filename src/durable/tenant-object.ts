@@ -48,7 +48,8 @@ export class TenantObject extends DurableObject<Env> {
     const at = Date.now() + ms;
     if (this.#alarmAt !== null && this.#alarmAt > Date.now() && this.#alarmAt <= at) return;
     const current = await this.ctx.storage.getAlarm();
-    if (current !== null && current <= at) {
+    // One in the past is the alarm running now (a failed flush asking for its retry).
+    if (current !== null && current > Date.now() && current <= at) {
       this.#alarmAt = current;
       return;
     }

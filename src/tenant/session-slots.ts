@@ -11,7 +11,7 @@
  * counts the turns before it.
  */
 import type { SessionStore } from "../session/session-store.js";
-import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
+import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
 import { addUsage, emptyUsage, type UsageDelta } from "./usage.js";
 
 export class SessionSlots {
@@ -60,8 +60,12 @@ export class SessionSlots {
 
   /** A sub-agent's slot: waits while the tenant is at its limit; resolves to its release. */
   async holdSubagent(subagentId: string, signal: AbortSignal): Promise<() => Promise<void>> {
-    const lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal });
-    const timer = setInterval(() => void renewLease(this.env, lease).catch(() => undefined), RENEW_EVERY_MS);
+    let lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal });
+    // A lease the tenant no longer knows (it restarted) is taken again if there is room, so the sub-agent counts.
+    const renew = async () => {
+      if (!(await renewLease(this.env, lease))) lease = (await retakeLease(this.env, lease)) ?? lease;
+    };
+    const timer = setInterval(() => void renew().catch(() => undefined), RENEW_EVERY_MS);
     return async () => {
       clearInterval(timer);
       await releaseLease(this.env, lease).catch((err) => console.error("releasing a sub-agent slot failed; it expires on its own", err));

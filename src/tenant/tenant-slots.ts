@@ -95,6 +95,12 @@ export async function renewLease(env: TenantEnv, lease: TenantLease, ttlMs = LEA
   return renewed !== null;
 }
 
+/** One attempt to take a lease of the same kind again (after it expired or the tenant restarted); null when the tenant is full. */
+export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LEASE_TTL_MS): Promise<TenantLease | null> {
+  const result = await tryAcquire(env, lease.tenant, lease.kind, lease.holder, ttlMs);
+  return isLease(result) ? result : null;
+}
+
 /** Gives the lease back; `usage`, when given, is added to today's in the same call. */
 export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageDelta): Promise<void> {
   await tenantStub(env, lease.tenant).release(lease.id, usage);

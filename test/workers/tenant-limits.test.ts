@@ -5,7 +5,7 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease } from "../../src/tenant/tenant-slots.js";
+import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease } from "../../src/tenant/tenant-slots.js";
 import { utcDay } from "../../src/tenant/usage.js";
 import { sleep } from "./acp-test-client.js";
 import { admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
@@ -67,6 +67,16 @@ describe("turn slots", () => {
     const next = await acquireTurn(env, tenant, "next");
     expect(next.holder).toBe("next");
     expect(next.expiresAt - Date.now()).toBeGreaterThan(60_000);
+  });
+
+  it("takes a lease the tenant forgot again in one attempt, and only while there is room", async () => {
+    const tenant = await withLimits({ maxConcurrentSubagents: 1 });
+    const lost = await acquireSubagent(env, tenant, "running", { ttlMs: 1_000 });
+    await sleep(1_100); // as if the tenant object had restarted: it no longer counts the lease
+    expect(await renewLease(env, lost)).toBe(false);
+    const again = await retakeLease(env, lost);
+    expect(again).toMatchObject({ kind: "subagent", holder: "running" });
+    expect(await retakeLease(env, { ...lost, holder: "another" })).toBeNull();
   });
 
   it("applies no limit where neither the default nor the override sets one", async () => {
