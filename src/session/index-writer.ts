@@ -38,11 +38,12 @@ export class IndexWriter {
   }
 
   /**
-   * The session was used now (a turn ended). Resolves when D1 has it, or at
-   * once when only `updatedAt` changed within `TOUCH_EVERY_MS` of the last
-   * write: that one goes out when the interval is over.
+   * The session was used now (a turn ended). Returns the write to wait for,
+   * or null when only `updatedAt` changed within `TOUCH_EVERY_MS` of the last
+   * write: that one goes out when the interval is over. (Null rather than a
+   * resolved promise, so a caller with nothing to wait for does not yield.)
    */
-  async touch(): Promise<void> {
+  touch(): Promise<void> | null {
     const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
     this.store.savePendingIndexPatch({ ...pending, updatedAt: this.now() });
     const sinceWrite = this.now() - this.#lastWrite;
@@ -51,6 +52,7 @@ export class IndexWriter {
       this.#touchTimer = null;
       void this.flush();
     }, TOUCH_EVERY_MS - sinceWrite);
+    return null;
   }
 
   /** Holds writes back (a turn is on its way to the model). */

@@ -287,13 +287,7 @@ export class PromptRunner {
         this.parts.index.update({ title });
       }
       if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      const outcome = await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
-      if (outcome.usage) {
-        const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
-        store.updateRecord({ lastUsage: used });
-        this.#log.emit(usageUpdate(used, this.#contextWindow()));
-      }
-      return outcome;
+      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
     } finally {
       if (!released) void this.parts.index.release();
     }
@@ -313,6 +307,11 @@ export class PromptRunner {
   async #finish(row: PromptRow, outcome: RunOutcome, extra: { interrupted?: boolean } = {}): Promise<void> {
     const store = this.#store;
     const stopReason: StopReason = outcome.stopReason;
+    if (outcome.usage) {
+      const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
+      store.updateRecord({ lastUsage: used });
+      this.#log.emit(usageUpdate(used, this.#contextWindow()));
+    }
     store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", stopReason);
     store.updateRecord({ lastStopReason: stopReason, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
     this.#log.emitTurnEnded({
@@ -322,8 +321,10 @@ export class PromptRunner {
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
     // The index has the turn before its prompt is answered, so a list right after agrees
-    // (only the time of the last use may lag, by at most `TOUCH_EVERY_MS`).
-    await this.parts.index.touch();
+    // (only the time of the last use may lag, by at most `TOUCH_EVERY_MS`). With nothing to
+    // wait for, the answer goes out with `_hermes/turn_ended`, in one delivery.
+    const indexed = this.parts.index.touch();
+    if (indexed) await indexed;
     const task = this.#tasks.get(row.id);
     this.#tasks.delete(row.id);
     task?.settle(outcome);
