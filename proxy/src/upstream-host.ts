@@ -90,8 +90,8 @@ class HostedUpstream {
   #stopping = false;
   /** Requests sent to the process and not answered yet: answered with an error if it dies. */
   readonly #pending = new Set<string>();
-  /** The last request ids it answered, oldest first. */
-  readonly #answered = new Set<string>();
+  /** The last answers it gave, by request id, oldest first: a request sent again gets its answer again. */
+  readonly #answered = new Map<string, Message>();
 
   constructor(
     private readonly id: string,
@@ -107,7 +107,13 @@ class HostedUpstream {
       return;
     }
     const key = JSON.stringify(message.id);
-    if (isRequest && (this.#pending.has(key) || this.#answered.has(key))) return this.log.debug(`[upstream ${this.id}] request ${key} sent again after a reconnect; already delivered`);
+    if (isRequest && this.#pending.has(key)) return this.log.debug(`[upstream ${this.id}] request ${key} sent again after a reconnect; still running`);
+    const answered = isRequest ? this.#answered.get(key) : undefined;
+    if (answered) {
+      // Its answer may have gone down with the old socket.
+      this.log.debug(`[upstream ${this.id}] request ${key} sent again after a reconnect; answered again`);
+      return this.send(answered);
+    }
     const child = this.#child ?? this.#start();
     if (isRequest) this.#pending.add(key);
     child.stdin?.write(JSON.stringify(message) + "\n");
@@ -147,7 +153,7 @@ class HostedUpstream {
       return;
     }
     if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0") return;
-    if (message.method === undefined && message.id !== undefined) this.#answer(JSON.stringify(message.id));
+    if (message.method === undefined && message.id !== undefined) this.#answer(JSON.stringify(message.id), message);
     this.send(message);
   }
 
@@ -157,10 +163,7 @@ class HostedUpstream {
     if (this.#stopping) return;
     const cause = `the local upstream agent ${this.id} (${this.command}) ${why}`;
     this.log.warn(cause);
-    for (const key of [...this.#pending]) {
-      this.#fail(JSON.parse(key), cause);
-      this.#answer(key);
-    }
+    for (const key of [...this.#pending]) this.#answer(key, this.#fail(JSON.parse(key), cause));
     if (this.#restarts >= 1) {
       this.#dead = `${cause}, again after one restart; fix it and restart hermes-edge-proxy`;
       return;
@@ -170,13 +173,16 @@ class HostedUpstream {
     this.#start();
   }
 
-  #answer(key: string): void {
+  #answer(key: string, answer: Message): void {
     if (!this.#pending.delete(key)) return;
-    this.#answered.add(key);
-    if (this.#answered.size > ANSWERED_MEMORY) this.#answered.delete(this.#answered.values().next().value!);
+    this.#answered.set(key, answer);
+    if (this.#answered.size > ANSWERED_MEMORY) this.#answered.delete(this.#answered.keys().next().value!);
   }
 
-  #fail(id: unknown, message: string): void {
-    this.send({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+  /** Answers a request with an error; returns the answer. */
+  #fail(id: unknown, message: string): Message {
+    const answer: Message = { jsonrpc: "2.0", id, error: { code: -32603, message } };
+    this.send(answer);
+    return answer;
   }
 }

@@ -62,21 +62,23 @@ describe("UpstreamHost across a reconnect", () => {
     expect(messages(received.slice(2))).toEqual([{ jsonrpc: "2.0", method: "session/update", params: { text: "second outage" } }]);
   });
 
-  it("passes a request id the service sends again (pending or answered) to the agent only once", async () => {
+  it("passes a request id the service sends again to the agent only once, and answers it again once answered", async () => {
     const { host: h, received, lines } = host();
     h.online((text) => received.push(text));
     h.fromService(request("a~1~2"));
-    h.fromService(request("a~1~2")); // again while pending
+    h.fromService(request("a~1~2")); // again while pending: the answer is on its way
     await until(() => received.length === 1);
-    h.fromService(request("a~1~2")); // again after it was answered
+    h.fromService(request("a~1~2")); // again after it was answered: the answer may have been lost with the old socket
     h.fromService(request("a~1~3"));
-    await until(() => received.length === 2);
+    await until(() => received.length === 3);
     await new Promise((r) => setTimeout(r, 200));
     expect(messages(received)).toEqual([
       { jsonrpc: "2.0", id: "a~1~2", result: { method: "session/prompt", seen: 1 } },
+      { jsonrpc: "2.0", id: "a~1~2", result: { method: "session/prompt", seen: 1 } },
       { jsonrpc: "2.0", id: "a~1~3", result: { method: "session/prompt", seen: 2 } },
     ]);
-    expect(lines.filter((l) => /sent again after a reconnect; already delivered/.test(l))).toHaveLength(2);
+    expect(lines.filter((l) => /sent again after a reconnect; still running/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /sent again after a reconnect; answered again/.test(l))).toHaveLength(1);
   });
 
   it("keeps at most OFFLINE_LIMIT messages while offline, dropping the oldest with a warning", async () => {

@@ -50,7 +50,8 @@ export class IndexWriter {
     if (Object.keys(pending).some((key) => key !== "updatedAt") || sinceWrite >= TOUCH_EVERY_MS) return this.flush();
     this.#touchTimer ??= setTimeout(() => {
       this.#touchTimer = null;
-      void this.flush();
+      // A turn on its way to the model writes it when its first output arrives.
+      if (!this.#held) void this.flush();
     }, TOUCH_EVERY_MS - sinceWrite);
     return null;
   }

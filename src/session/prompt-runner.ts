@@ -57,6 +57,8 @@ export class PromptRunner {
   #slotForIdle: Promise<void> | null = null;
   /** That slot is held and the queue's first prompt may use it without asking again. */
   #slotReady = false;
+  /** Prompts waiting for that slot, not stored yet; a cancel marks them (by connection and request id). */
+  readonly #arriving = new Map<string, { cancelled: boolean }>();
 
   constructor(private readonly parts: RunnerParts) {}
 
@@ -90,18 +92,43 @@ export class PromptRunner {
    * caller's answer waits for the slot, so nothing is lost if the object dies
    * meanwhile: the editor gets an error instead.
    */
-  async enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<void> {
+  async enqueue(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[], admit: () => void = () => undefined): Promise<void> {
     const command = parseSlashCommand(prompt);
     if (this.#current && command?.arg && (command.name === "steer" || command.name === "queue")) {
       this.#actNow(conn, requestId, command.name, command.arg);
       return;
     }
+    let cancelled = false;
     if (!this.#draining) {
-      this.#slotForIdle ??= this.#takeSlotForIdle().finally(() => (this.#slotForIdle = null));
-      await this.#slotForIdle;
+      const key = arrivalKey(conn.connectionId, requestId);
+      const arrival = { cancelled: false };
+      this.#arriving.set(key, arrival);
+      try {
+        this.#slotForIdle ??= this.#takeSlotForIdle().finally(() => (this.#slotForIdle = null));
+        await this.#slotForIdle;
+      } finally {
+        this.#arriving.delete(key);
+      }
+      // Another connection may have closed or deleted the session, or cancelled, meanwhile.
+      try {
+        admit();
+      } catch (err) {
+        this.#giveBackUnusedSlot();
+        throw err;
+      }
+      cancelled = arrival.cancelled;
     }
-    this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
-    this.#drain();
+    const id = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
+    if (!cancelled) return this.#drain();
+    this.#giveBackUnusedSlot();
+    await this.#finish({ id, connectionId: conn.connectionId, requestId, prompt, state: "queued" }, { stopReason: "cancelled" });
+  }
+
+  /** A slot taken for a prompt that will not run goes back, unless a queue has started with it. */
+  #giveBackUnusedSlot(): void {
+    if (!this.#slotReady || this.#draining) return;
+    this.#slotReady = false;
+    void this.parts.slots.releaseTurn();
   }
 
   async #takeSlotForIdle(): Promise<void> {
@@ -124,12 +151,18 @@ export class PromptRunner {
 
   /** `session/cancel` (or a sub-agent interrupted): the running turn ends `cancelled`, queued ones too. */
   cancelAll(): void {
+    for (const arrival of this.#arriving.values()) arrival.cancelled = true;
     for (const row of this.#store.promptsIn("queued")) void this.#finish(row, { stopReason: "cancelled" });
     this.#current?.controller.abort();
   }
 
   /** `$/cancel_request` for one prompt of this connection. */
   cancelRequest(connectionId: string, requestId: RequestId): void {
+    const arrival = this.#arriving.get(arrivalKey(connectionId, requestId));
+    if (arrival) {
+      arrival.cancelled = true;
+      return;
+    }
     if (this.#current && this.#current.row.connectionId === connectionId && this.#current.row.requestId === requestId) {
       this.#current.controller.abort();
       return;
@@ -332,3 +365,5 @@ export class PromptRunner {
     this.parts.turnEnded();
   }
 }
+
+const arrivalKey = (connectionId: string, requestId: RequestId): string => `${connectionId}\n${JSON.stringify(requestId)}`;

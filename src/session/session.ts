@@ -79,6 +79,8 @@ export class Session {
   readonly tunnels: UpstreamTunnels;
   /** The attached editors' MCP servers, per connection, in memory. */
   readonly mcp: McpServers;
+  /** `session/delete` began: this instance takes nothing more (the object starts a fresh one). */
+  #deleted = false;
 
   constructor(
     sql: SqlStorage,
@@ -106,6 +108,11 @@ export class Session {
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
     this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
+    // Also when the outbox finds a connection's socket gone, not only on an explicit detach.
+    this.log.onDetach = (connectionId) => {
+      this.tunnels.detached(connectionId);
+      this.mcp.detach(connectionId);
+    };
     this.subagents.mcp = this.mcp;
     this.subagents.models = () => this.settings.models;
     this.subagents.tunnels = this.tunnels;
@@ -217,7 +224,11 @@ export class Session {
     this.#ownAttached(conn);
     // A sub-agent busy with its task takes no prompts: they would interleave its history.
     if (this.task.running) throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
-    await this.runner.enqueue(conn, requestId, prompt);
+    // Checked again once the prompt has its turn slot: another connection may have closed or deleted the session meanwhile.
+    await this.runner.enqueue(conn, requestId, prompt, () => {
+      if (this.#deleted) throw sessionNotFound();
+      this.#ownAttached(conn);
+    });
     return null;
   }
 
@@ -250,6 +261,7 @@ export class Session {
   async destroy(conn: ConnectionRef): Promise<Record<string, never>> {
     const record = this.store.record();
     if (!record || record.tenant !== conn.tenant) return {};
+    this.#deleted = true;
     await this.#stop(conn);
     await this.searchFeed.deleteSession(record.sessionId);
     await this.index.delete(record.sessionId);
@@ -270,8 +282,6 @@ export class Session {
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
-    this.tunnels.detached(connectionId);
-    this.mcp.detach(connectionId);
   }
 
   /** A message from a proxy-hosted upstream agent, for whichever of this session's tunnels it belongs to. */

@@ -67,6 +67,11 @@ export class TunnelRoute {
     return this.#closed;
   }
 
+  /** It opened upstream sessions, which live only in the process that made them. */
+  get hasUpstreamSessions(): boolean {
+    return this.#sessions.size > 0;
+  }
+
   send(message: TunnelMessage): void {
     if (this.#closed) return;
     let wire = message;

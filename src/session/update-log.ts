@@ -37,6 +37,8 @@ export class UpdateLog {
   readonly #attached = new Map<string, Attachment>();
   /** Requests to the editor (permission, fs, terminal) and the answers they wait for. */
   readonly requests: ClientRequests;
+  /** What else lets go of a connection that went away (its MCP servers, upstream tunnels); set by the session. */
+  onDetach: (connectionId: string) => void = () => undefined;
 
   constructor(
     readonly store: SessionStore,
@@ -73,6 +75,7 @@ export class UpdateLog {
   detach(connectionId: string): void {
     this.#forget(connectionId);
     this.requests.orphan(connectionId, ORPHAN_GRACE_MS);
+    this.onDetach(connectionId);
   }
 
   /** Close and delete: every connection is let go and nothing waits for them. */

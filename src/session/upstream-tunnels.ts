@@ -44,9 +44,15 @@ export class UpstreamTunnels {
   #lent: LentUpstreams | undefined;
   #opened = 0;
 
+  /**
+   * @param instance tells this object's calls from those of the object it
+   * replaced: the proxy remembers the ids it answered, and the SDK numbers
+   * each call's requests from 0 again.
+   */
   constructor(
     private readonly log: UpdateLog,
     private readonly graceMs: number = UPSTREAM_REBIND_GRACE_MS,
+    private readonly instance: string = crypto.randomUUID().slice(0, 8),
   ) {}
 
   /** As a sub-agent: the parent's upstreams while its task runs (undefined when it ends). */
@@ -75,7 +81,7 @@ export class UpstreamTunnels {
       open: async () => {
         const out = this.#out(id, preferred);
         if (!out) throw new UpstreamUnavailable("the proxy that runs it is no longer connected");
-        const prefix = `${this.log.store.record()!.sessionId}~${++this.#opened}~`;
+        const prefix = `${this.log.store.record()!.sessionId}~${this.instance}.${++this.#opened}~`;
         let controller!: ReadableStreamDefaultController<AnyMessage>;
         const readable = new ReadableStream<AnyMessage>({ start: (c) => void (controller = c) });
         const sink: RouteSink = {
@@ -140,11 +146,16 @@ export class UpstreamTunnels {
     for (const [key, route] of this.#relays) if (key.startsWith(`${subagentId} `)) route.close();
   }
 
-  /** A proxy's connection went away: its routes move to another connection declaring the upstream, or wait for one. */
+  /**
+   * A proxy's connection went away: its routes wait for it to come back. One
+   * that has not opened an upstream session yet may move at once to another
+   * connection declaring the upstream; one that has stays, since another
+   * proxy's process does not know that session.
+   */
   detached(connectionId: string): void {
     for (const route of this.#routes) {
       if (route.key !== connectionId) continue;
-      const other = this.#connectionOut(route.upstreamId, null);
+      const other = route.hasUpstreamSessions ? undefined : this.#connectionOut(route.upstreamId, null);
       if (other) route.rebind(other);
       else route.hold(this.graceMs, `the proxy that runs it disconnected and did not come back within ${Math.round(this.graceMs / 1000)} s`);
     }

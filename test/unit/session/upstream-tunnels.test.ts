@@ -25,12 +25,15 @@ function fakeLog(sessionId: string, onSend: (connectionId: string, frame: string
   } as unknown as UpdateLog;
 }
 
+/** Tunnels with a fixed instance id, so the ids they write are known: `<session>~i.<call>~<sdk id>`. */
+const tunnelsFor = (log: ConstructorParameters<typeof UpstreamTunnels>[0], graceMs?: number) => new UpstreamTunnels(log, graceMs, "i");
+
 describe("UpstreamTunnels", () => {
   it("offers acp:<id> for what attached connections declared, and nothing otherwise", () => {
-    expect(new UpstreamTunnels(fakeLog("s", () => undefined, [["c1", CAPS]])).models()).toEqual(["acp:fake"]);
-    expect(new UpstreamTunnels(fakeLog("s", () => undefined, [["c1", { fs: {} }]])).models()).toEqual([]);
-    expect(new UpstreamTunnels(fakeLog("s", () => undefined, [["c1", { _meta: { hermes: { upstreams: [{ id: "bad id" }] } } }]])).models()).toEqual([]);
-    expect(new UpstreamTunnels(fakeLog("s", () => undefined, [["c1", CAPS]])).endpoint("other", "c1")).toBeUndefined();
+    expect(tunnelsFor(fakeLog("s", () => undefined, [["c1", CAPS]])).models()).toEqual(["acp:fake"]);
+    expect(tunnelsFor(fakeLog("s", () => undefined, [["c1", { fs: {} }]])).models()).toEqual([]);
+    expect(tunnelsFor(fakeLog("s", () => undefined, [["c1", { _meta: { hermes: { upstreams: [{ id: "bad id" }] } } }]])).models()).toEqual([]);
+    expect(tunnelsFor(fakeLog("s", () => undefined, [["c1", CAPS]])).endpoint("other", "c1")).toBeUndefined();
   });
 
   it("keeps two sessions' concurrent calls on one process apart", async () => {
@@ -52,7 +55,7 @@ describe("UpstreamTunnels", () => {
       for await (const message of fromAgent.readable) for (const t of tunnels) t.receive("c1", { upstreamId: "fake", message: message as never });
     })();
     const providers = ["A", "B"].map((name) => {
-      const tunnel = new UpstreamTunnels(fakeLog(`session-${name}`, proxySend, [["c1", CAPS]]));
+      const tunnel = tunnelsFor(fakeLog(`session-${name}`, proxySend, [["c1", CAPS]]));
       tunnels.push(tunnel);
       const endpoint = tunnel.endpoint("fake", "c1")!;
       const toolContext = (signal: AbortSignal) => ({ sessionId: `session-${name}`, cwd: "/w", additionalDirectories: [], signal, client: { capabilities: {}, request: async () => ({}) } }) as unknown as ToolContext;
@@ -70,13 +73,27 @@ describe("UpstreamTunnels", () => {
     // Both sent initialize with the SDK's first id, rewritten apart on the wire.
     const initIds = sent.map((m) => JSON.parse(m) as { method?: string; id?: unknown }).filter((m) => m.method === "initialize").map((m) => m.id);
     expect(new Set(initIds).size).toBe(2);
-    expect(initIds.every((id) => typeof id === "string" && /^session-[AB]~1~/.test(id))).toBe(true);
+    expect(initIds.every((id) => typeof id === "string" && /^session-[AB]~i\.1~/.test(id))).toBe(true);
+  });
+
+  it("writes ids a restarted session object's calls never share with the object it replaced", async () => {
+    // The proxy remembers the ids it answered; the SDK numbers each call's requests from 0 again.
+    const sent: TunnelMessage[] = [];
+    const log = fakeLog("s", (_c, frame) => sent.push(wire(frame)), [["c1", CAPS]]);
+    for (const tunnels of [new UpstreamTunnels(log), new UpstreamTunnels(log)]) {
+      const { writer } = await open(tunnels);
+      await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    }
+    const [before, after] = sent.map((m) => String(m["id"]));
+    expect(before).toMatch(/^s~[0-9a-f]{8}\.1~0$/);
+    expect(after).toMatch(/^s~[0-9a-f]{8}\.1~0$/);
+    expect(after).not.toBe(before);
   });
 
   it("holds a call whose proxy disconnected and binds it to the connection that re-attaches: unanswered requests, then held messages, go out there", async () => {
     const sent: [string, TunnelMessage][] = [];
     const attached: [string, object][] = [["c1", CAPS]];
-    const tunnels = new UpstreamTunnels(fakeLog("s", (c, frame) => sent.push([c, wire(frame)]), attached));
+    const tunnels = tunnelsFor(fakeLog("s", (c, frame) => sent.push([c, wire(frame)]), attached));
     const { reader, writer } = await open(tunnels);
     await writer.write({ jsonrpc: "2.0", id: 0, method: "session/prompt", params: { sessionId: "up-1" } });
     attached.splice(0);
@@ -86,18 +103,18 @@ describe("UpstreamTunnels", () => {
     attached.push(["c2", CAPS]);
     tunnels.attached("c2");
     expect(sent.slice(1)).toEqual([
-      ["c2", { jsonrpc: "2.0", id: "s~1~0", method: "session/prompt", params: { sessionId: "up-1" } }],
+      ["c2", { jsonrpc: "2.0", id: "s~i.1~0", method: "session/prompt", params: { sessionId: "up-1" } }],
       ["c2", { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "up-1" } }],
     ]);
-    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~1~0", result: { stopReason: "stale" } } });
-    tunnels.receive("c2", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~1~0", result: { stopReason: "end_turn" } } });
+    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~i.1~0", result: { stopReason: "stale" } } });
+    tunnels.receive("c2", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~i.1~0", result: { stopReason: "end_turn" } } });
     expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, result: { stopReason: "end_turn" } });
   });
 
   it("binds a call to the connection that re-attaches when its own was let go of without a detach", async () => {
     const sent: string[] = [];
     const attached: [string, object][] = [["c1", CAPS]];
-    const tunnels = new UpstreamTunnels(fakeLog("s", (c) => sent.push(c), attached));
+    const tunnels = tunnelsFor(fakeLog("s", (c) => sent.push(c), attached));
     const { writer } = await open(tunnels);
     await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
     attached.splice(0, 1, ["c2", CAPS]); // c1 is gone (its outbox found no socket); c2 attached
@@ -108,7 +125,7 @@ describe("UpstreamTunnels", () => {
   it("moves a call at once to another attached connection that declares the upstream", async () => {
     const sent: string[] = [];
     const attached: [string, object][] = [["c2", CAPS], ["c1", CAPS]];
-    const tunnels = new UpstreamTunnels(fakeLog("s", (c) => sent.push(c), attached));
+    const tunnels = tunnelsFor(fakeLog("s", (c) => sent.push(c), attached));
     const { writer } = await open(tunnels, "c1");
     await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
     attached.splice(1);
@@ -116,11 +133,27 @@ describe("UpstreamTunnels", () => {
     expect(sent).toEqual(["c1", "c2"]);
   });
 
+  it("keeps a call that opened an upstream session for its own proxy: another proxy's process does not know that session", async () => {
+    const sent: [string, TunnelMessage][] = [];
+    const attached: [string, object][] = [["c2", CAPS], ["c1", CAPS]];
+    const tunnels = tunnelsFor(fakeLog("s", (c, frame) => sent.push([c, wire(frame)]), attached));
+    const { writer } = await open(tunnels, "c1");
+    await writer.write({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w" } });
+    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "s~i.1~1", result: { sessionId: "up-1" } } });
+    await writer.write({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: "up-1", prompt: [] } });
+    attached.splice(1);
+    tunnels.detached("c1");
+    expect(sent.map(([c]) => c)).toEqual(["c1", "c1"]); // nothing went to c2
+    attached.push(["c1b", CAPS]); // the same proxy, reconnected
+    tunnels.attached("c1b");
+    expect(sent.slice(2)).toEqual([["c1b", { jsonrpc: "2.0", id: "s~i.1~2", method: "session/prompt", params: { sessionId: "up-1", prompt: [] } }]]);
+  });
+
   it("fails a held call whose proxy has not come back within the grace period, answering its waiting requests with the cause", async () => {
     vi.useFakeTimers();
     try {
       const attached: [string, object][] = [["c1", CAPS]];
-      const tunnels = new UpstreamTunnels(fakeLog("s", () => undefined, attached), 2_000);
+      const tunnels = tunnelsFor(fakeLog("s", () => undefined, attached), 2_000);
       const { reader, writer } = await open(tunnels);
       await writer.write({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: {} });
       attached.splice(0);
@@ -138,7 +171,7 @@ describe("UpstreamTunnels", () => {
 
   it("fails a call that held more messages than it may while the proxy reconnects", async () => {
     const attached: [string, object][] = [["c1", CAPS]];
-    const tunnels = new UpstreamTunnels(fakeLog("s", () => undefined, attached));
+    const tunnels = tunnelsFor(fakeLog("s", () => undefined, attached));
     const { reader, writer } = await open(tunnels);
     attached.splice(0);
     tunnels.detached("c1");
@@ -148,7 +181,7 @@ describe("UpstreamTunnels", () => {
 
   it("relays a sub-agent's calls through the parent's connection and gives back only its answers and its upstream sessions' messages", async () => {
     const sent: [string, TunnelMessage][] = [];
-    const tunnels = new UpstreamTunnels(fakeLog("parent", (c, frame) => sent.push([c, wire(frame)]), [["c1", CAPS]]));
+    const tunnels = tunnelsFor(fakeLog("parent", (c, frame) => sent.push([c, wire(frame)]), [["c1", CAPS]]));
     const back: UpstreamMessage[] = [];
     const deliver = async (params: UpstreamMessage) => void back.push(params);
     const request = { jsonrpc: "2.0", id: "sub~1~1", method: "session/new", params: { cwd: "/w" } } as const;
@@ -170,7 +203,7 @@ describe("UpstreamTunnels", () => {
   });
 
   it("lets a sub-agent reach the upstreams its parent lends it, through the parent, while its task runs", async () => {
-    const tunnels = new UpstreamTunnels(fakeLog("sub", () => undefined, []));
+    const tunnels = tunnelsFor(fakeLog("sub", () => undefined, []));
     expect(tunnels.models()).toEqual([]);
     const forwarded: UpstreamMessage[] = [];
     let reachable = true;
@@ -178,9 +211,9 @@ describe("UpstreamTunnels", () => {
     expect(tunnels.models()).toEqual(["acp:fake"]);
     const { reader, writer } = await open(tunnels);
     await writer.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
-    expect(forwarded).toEqual([{ upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", method: "initialize", params: {} } }]);
-    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", result: { from: "a connection" } } });
-    tunnels.receive(parentKey("P"), { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~1~0", result: { from: "the parent" } } });
+    expect(forwarded).toEqual([{ upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~i.1~0", method: "initialize", params: {} } }]);
+    tunnels.receive("c1", { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~i.1~0", result: { from: "a connection" } } });
+    tunnels.receive(parentKey("P"), { upstreamId: "fake", message: { jsonrpc: "2.0", id: "sub~i.1~0", result: { from: "the parent" } } });
     expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, result: { from: "the parent" } });
     reachable = false;
     await writer.write({ jsonrpc: "2.0", id: 1, method: "session/new", params: {} });

@@ -1,0 +1,106 @@
+/**
+ * A prompt that finds its session idle waits for the tenant's turn slot
+ * before it is stored. What another connection does meanwhile must still
+ * count: a cancel answers it `cancelled` (it never runs), a close or delete
+ * refuses it, and a slot taken for a prompt that will not run goes back.
+ * The slot is a promise the test settles, so each case lands inside the wait.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SessionIndex } from "../../src/db/session-index.js";
+import { IndexWriter } from "../../src/session/index-writer.js";
+import { PromptRunner, type RunnerParts } from "../../src/session/prompt-runner.js";
+import type { SessionRecord } from "../../src/session/session-record.js";
+import { SessionStore } from "../../src/session/session-store.js";
+import { UpdateLog } from "../../src/session/update-log.js";
+import type { SessionSlots } from "../../src/tenant/session-slots.js";
+
+class NoIndex extends SessionIndex {
+  override async update(): Promise<void> {}
+}
+
+const CONN = { connectionId: "conn-a", tenant: "alpha", clientCapabilities: { _meta: { hermes: { turnEnded: true } } } };
+
+function setUp(store: SessionStore) {
+  store.migrate();
+  store.saveRecord({ sessionId: "s-arrival", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
+  const frames: string[] = [];
+  const log = new UpdateLog(store, () => async (batch) => {
+    frames.push(...batch);
+    return true;
+  });
+  log.attach(CONN);
+  let grant!: () => void;
+  const calls: string[] = [];
+  const slots = {
+    holdTurn: () => {
+      calls.push("hold");
+      return new Promise<void>((resolve) => (grant = resolve));
+    },
+    releaseTurn: async () => void calls.push("release"),
+    record: () => undefined,
+    renew: async () => undefined,
+  } as unknown as SessionSlots;
+  const parts = {
+    turn: { log, newId: () => crypto.randomUUID() },
+    index: new IndexWriter(store, new NoIndex(env.DB)),
+    slots,
+    keepAlive: () => undefined,
+    turnEnded: () => undefined,
+  } as unknown as RunnerParts;
+  return { runner: new PromptRunner(parts), frames, calls, grant: () => grant() };
+}
+
+const parsed = (frames: string[]) => frames.map((f) => JSON.parse(f) as { id?: unknown; result?: { stopReason?: string }; method?: string; params?: { stopReason?: string } });
+
+function inFreshObject(run: (store: SessionStore) => Promise<void>): Promise<void> {
+  const stub = env.SESSION.get(env.SESSION.idFromName(`arrival-${crypto.randomUUID()}`));
+  return runInDurableObject(stub, (_instance, ctx) => run(new SessionStore(ctx.storage.sql)));
+}
+
+describe("a prompt waiting for its turn slot", () => {
+  it("is answered cancelled, never run, when a session/cancel lands meanwhile, and gives the slot back", async () => {
+    await inFreshObject(async (store) => {
+      const { runner, frames, calls, grant } = setUp(store);
+      const arriving = runner.enqueue(CONN, 7, [{ type: "text", text: "hello" }]);
+      runner.cancelAll();
+      grant();
+      await arriving;
+      await runner.idle();
+      expect(store.promptsIn("queued")).toEqual([]);
+      expect(store.history()).toEqual([]); // the model never saw it
+      const out = parsed(frames);
+      expect(out.find((f) => f.id === 7)).toMatchObject({ result: { stopReason: "cancelled" } });
+      expect(out.find((f) => f.method === "_hermes/turn_ended")).toMatchObject({ params: { stopReason: "cancelled" } });
+      expect(calls).toEqual(["hold", "release"]);
+    });
+  });
+
+  it("is cancelled by a $/cancel_request for its own id, and only that one", async () => {
+    await inFreshObject(async (store) => {
+      const { runner, frames, grant } = setUp(store);
+      const arriving = runner.enqueue(CONN, 8, [{ type: "text", text: "hello" }]);
+      runner.cancelRequest("conn-a", 9); // another id: no effect
+      runner.cancelRequest("conn-a", 8);
+      grant();
+      await arriving;
+      expect(parsed(frames).find((f) => f.id === 8)).toMatchObject({ result: { stopReason: "cancelled" } });
+    });
+  });
+
+  it("is refused, and not stored, when the session was closed or deleted meanwhile", async () => {
+    await inFreshObject(async (store) => {
+      const { runner, calls, grant } = setUp(store);
+      let closed = false;
+      const arriving = runner.enqueue(CONN, 10, [{ type: "text", text: "hello" }], () => {
+        if (closed) throw new Error("Resource not found");
+      });
+      closed = true;
+      grant();
+      await expect(arriving).rejects.toThrow("Resource not found");
+      expect(store.recentPrompts(5)).toEqual([]);
+      expect(store.promptsIn("queued")).toEqual([]);
+      expect(calls).toEqual(["hold", "release"]);
+    });
+  });
+});
