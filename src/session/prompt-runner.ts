@@ -355,7 +355,7 @@ export class PromptRunner {
     });
     // The index has the turn before its prompt is answered, so a list right after agrees
     // (only the time of the last use may lag, by at most `TOUCH_EVERY_MS`). With nothing to
-    // wait for, the answer goes out with `_hermes/turn_ended`, in one delivery.
+    // wait for, the answer is queued right behind `_hermes/turn_ended` and shares its delivery.
     const indexed = this.parts.index.touch();
     if (indexed) await indexed;
     const task = this.#tasks.get(row.id);

@@ -198,8 +198,6 @@ export class Outbox {
 
   async #run(): Promise<void> {
     try {
-      // Frames pushed in the same step (a turn's last update, its end and its answer) go in one delivery.
-      await Promise.resolve();
       while (this.#queue.length > 0 && !this.#gone) {
         const batch = this.#queue.splice(0, MAX_BATCH_FRAMES);
         // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so

@@ -78,7 +78,10 @@ export class AcpUpstreamProvider implements ModelProvider {
       upstreamSession = session.sessionId;
       const prompt = flattenTranscript(request.messages, request.tools);
       connection.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: prompt }] }).then(
-        (response) => events.push({ kind: "stop", stopReason: response.stopReason }),
+        // The SDK settles a response at once but runs notification handlers a few steps later, so
+        // updates sent right before the answer (one stdio write holds both) would come after it.
+        // A timer lets every update already received be handled first.
+        (response) => void setTimeout(() => events.push({ kind: "stop", stopReason: response.stopReason }), 0),
         (error: unknown) => events.push({ kind: "failed", error }),
       );
       const held = new HeldText();

@@ -74,7 +74,39 @@ async function run(provider: AcpUpstreamProvider, userText: string, init: Partia
   }
 }
 
+/**
+ * An upstream that writes its last update and its answer to `session/prompt`
+ * in one go, as an agent on stdio does in one write: both are in the stream
+ * before the client reads either.
+ */
+function backToBackUpstream(): UpstreamEndpoint["open"] {
+  return async () => {
+    const toClient = new TransformStream<any, any>();
+    const out = toClient.writable.getWriter();
+    const writable = new WritableStream<any>({
+      write(message) {
+        if (message.method === "initialize") void out.write({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: 1, agentCapabilities: {} } });
+        if (message.method === "session/new") void out.write({ jsonrpc: "2.0", id: message.id, result: { sessionId: "up-1" } });
+        if (message.method === "session/prompt") {
+          const chunk = (text: string) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "up-1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+          void out.write(chunk("first, "));
+          void out.write(chunk("last"));
+          void out.write({ jsonrpc: "2.0", id: message.id, result: { stopReason: "end_turn" } });
+        }
+      },
+    });
+    return { readable: toClient.readable, writable };
+  };
+}
+
 describe("AcpUpstreamProvider", () => {
+  it("keeps the updates an upstream sends right before its answer", async () => {
+    const { provider } = setup({ open: backToBackUpstream() });
+    const { text, result } = await run(provider, "hi");
+    expect(text).toBe("first, last");
+    expect(result.finishReason).toBe("stop");
+  });
+
   it("initializes with fs capabilities only, opens a session in the cwd and streams text and thoughts as deltas", async () => {
     const { provider, events } = setup();
     const { deltas, result, text } = await run(provider, "hi upstream:stream");
