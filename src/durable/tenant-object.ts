@@ -21,11 +21,12 @@ export class TenantObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const tenant = ctx.id.name;
+    const store = new TenantStore(ctx.storage.sql);
+    const tenant = store.tenantName(ctx.id.name);
     if (!tenant) throw new Error("TenantObject must be addressed with idFromName(tenant)");
     this.#ledger = new TenantLedger({
       tenant,
-      store: new TenantStore(ctx.storage.sql),
+      store,
       usage: new UsageIndex(env.DB),
       defaults: () => this.#defaults(),
       now: Date.now,

@@ -111,6 +111,19 @@ export class TenantStore {
     this.#sql.exec("DELETE FROM tenant_days WHERE day < ? AND version = flushed_version", keepFrom);
   }
 
+  /**
+   * The tenant this object is for. `ctx.id.name` is missing when the runtime
+   * starts the object for its alarm, so the name is kept from the first call
+   * that had it.
+   */
+  tenantName(fromId: string | undefined): string | undefined {
+    const stored = this.#sql.exec<{ value: string }>("SELECT value FROM tenant_settings WHERE key = 'tenant'").toArray()[0]?.value;
+    if (fromId && stored !== fromId) {
+      this.#sql.exec("INSERT INTO tenant_settings (key, value) VALUES ('tenant', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", fromId);
+    }
+    return fromId ?? stored;
+  }
+
   overrides(): LimitOverrides {
     if (this.#overrides === undefined) {
       const row = this.#sql.exec<{ value: string }>("SELECT value FROM tenant_settings WHERE key = 'limits'").toArray()[0];

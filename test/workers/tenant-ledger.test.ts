@@ -3,12 +3,14 @@
  * counted: usage is written by a flush (the alarm, or a read), several turns
  * in one write, and never for leases.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { UsageIndex } from "../../src/db/usage-index.js";
 import { FLUSH_DELAY_MS, FLUSH_RETRY_MS, TenantLedger } from "../../src/tenant/tenant-ledger.js";
 import { TenantStore } from "../../src/tenant/tenant-store.js";
 import { utcDay, type UsageDay } from "../../src/tenant/usage.js";
+import { acquireTurn, recordUsage } from "../../src/tenant/tenant-slots.js";
+import { sleep } from "./acp-test-client.js";
 import { uniqueTenant } from "./admin-client.js";
 
 class CountingUsage extends UsageIndex {
@@ -117,5 +119,14 @@ describe("tenant ledger", () => {
       await ledger.flush();
     });
     expect(usage.writes.map((w) => w.map((d) => [d.date, d.turns]))).toEqual([[["2026-03-01", 1]], [["2026-03-02", 2]]]);
+  });
+
+  it("flushes from an alarm that starts the object anew, where the runtime gives no name", async () => {
+    const tenant = uniqueTenant();
+    await recordUsage(env, tenant, { turns: 1, inputTokens: 5 });
+    await abortAllDurableObjects(); // as in a deploy: the alarm wakes a fresh instance by id alone
+    for (let i = 0; i < 60 && !(await d1Day(tenant, utcDay(Date.now()))); i++) await sleep(50);
+    expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 1, model_calls: 0, input_tokens: 5 });
+    expect((await acquireTurn(env, tenant, "after")).holder).toBe("after");
   });
 });
