@@ -27,7 +27,6 @@ export class SearchFeed {
   constructor(
     private readonly store: SessionStore,
     private readonly index: SearchIndex,
-    private readonly delayMs = FEED_DELAY_MS,
   ) {}
 
   /** A turn ended: its messages are indexed shortly, in the background. Never throws. */
@@ -35,7 +34,7 @@ export class SearchFeed {
     this.#timer ??= setTimeout(() => {
       this.#timer = null;
       this.#start();
-    }, this.delayMs);
+    }, FEED_DELAY_MS);
   }
 
   /** At object start: rows a feed did not reach before an eviction are fed now. */
