@@ -124,9 +124,12 @@ export class PromptRunner {
     await this.#finish({ id, connectionId: conn.connectionId, requestId, prompt, state: "queued" }, { stopReason: "cancelled" });
   }
 
-  /** A slot taken for a prompt that will not run goes back, unless a queue has started with it. */
+  /**
+   * A slot taken for a prompt that will not run goes back, unless a queue has
+   * started with it or another prompt still waiting for it will use it.
+   */
   #giveBackUnusedSlot(): void {
-    if (!this.#slotReady || this.#draining) return;
+    if (!this.#slotReady || this.#draining || this.#arriving.size > 0) return;
     this.#slotReady = false;
     void this.parts.slots.releaseTurn();
   }

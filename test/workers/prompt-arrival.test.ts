@@ -31,11 +31,13 @@ function setUp(store: SessionStore) {
   });
   log.attach(CONN);
   let grant!: () => void;
+  let granted = false;
   const calls: string[] = [];
   const slots = {
+    // The first slot waits for the test; once granted, asking again is answered at once.
     holdTurn: () => {
       calls.push("hold");
-      return new Promise<void>((resolve) => (grant = resolve));
+      return granted ? Promise.resolve() : new Promise<void>((resolve) => (grant = () => ((granted = true), resolve())));
     },
     releaseTurn: async () => void calls.push("release"),
     record: () => undefined,
@@ -85,6 +87,24 @@ describe("a prompt waiting for its turn slot", () => {
       grant();
       await arriving;
       expect(parsed(frames).find((f) => f.id === 8)).toMatchObject({ result: { stopReason: "cancelled" } });
+    });
+  });
+
+  it("leaves the slot to another prompt waiting for it when it is cancelled (no release and no second hold in between)", async () => {
+    await inFreshObject(async (store) => {
+      const { runner, frames, calls, grant } = setUp(store);
+      const first = runner.enqueue(CONN, 11, [{ type: "text", text: "cancel me" }]);
+      const second = runner.enqueue(CONN, 12, [{ type: "text", text: "run me" }]);
+      runner.cancelRequest("conn-a", 11);
+      grant();
+      await Promise.all([first, second]);
+      await runner.idle();
+      const out = parsed(frames);
+      expect(out.find((f) => f.id === 11)).toMatchObject({ result: { stopReason: "cancelled" } });
+      expect(out.some((f) => f.id === 12)).toBe(true); // answered once its turn ran
+      expect(store.promptsIn("queued")).toEqual([]);
+      // The second prompt ran in the slot taken for both; it went back once, after that turn.
+      expect(calls).toEqual(["hold", "release"]);
     });
   });
 
