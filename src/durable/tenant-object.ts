@@ -66,12 +66,12 @@ export class TenantObject extends DurableObject<Env> {
     return this.#logged("renew", () => this.#ledger.renew(leaseId, ttlMs));
   }
 
-  release(leaseId: string, usage?: UsageDelta): Promise<void> {
-    return this.#logged("release", () => this.#ledger.release(leaseId, usage));
+  release(leaseId: string, usage?: UsageDelta, batchId?: string): Promise<void> {
+    return this.#logged("release", () => this.#ledger.release(leaseId, usage, batchId));
   }
 
-  recordUsage(delta: UsageDelta): Promise<void> {
-    return this.#logged("recordUsage", () => this.#ledger.record(delta));
+  recordUsage(delta: UsageDelta, batchId?: string): Promise<void> {
+    return this.#logged("recordUsage", () => this.#ledger.record(delta, batchId));
   }
 
   /** Writes pending usage to D1 now (before usage is read); false when D1 failed (the alarm retries). */

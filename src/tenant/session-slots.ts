@@ -8,11 +8,12 @@
  * Usage is added up in the session's record and goes to the tenant with the
  * slot's release, one call after the queue drains instead of one per turn; a
  * queued prompt sends it first, so the daily budget it is checked against
- * counts the turns before it.
+ * counts the turns before it. What is sent goes as a batch with an id: if the
+ * reply is lost, the batch is sent again with the same id and counted once.
  */
 import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
-import { addUsage, emptyUsage, type UsageDelta } from "./usage.js";
+import { addUsage, emptyUsage, type UsageBatch, type UsageDelta } from "./usage.js";
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
@@ -28,7 +29,7 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
-    if (this.store.record()?.pendingUsage) await this.sendUsage();
+    if (this.store.record()?.pendingUsage || this.store.record()?.usageBatch) await this.sendUsage();
     const record = this.store.record()!;
     const held = this.#turn;
     this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
@@ -40,12 +41,17 @@ export class SessionSlots {
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
     if (!lease) return this.sendUsage();
-    const usage = this.store.record()?.pendingUsage ?? undefined;
-    if (this.store.record()) this.store.updateRecord({ tenantLease: null, pendingUsage: null });
-    await releaseLease(this.env, lease, usage).catch((err) => {
-      console.error("releasing a turn slot failed; it expires on its own", err);
-      if (usage) this.#keep(usage);
-    });
+    const batch = this.#nextBatch();
+    if (this.store.record()) this.store.updateRecord({ tenantLease: null });
+    try {
+      await releaseLease(this.env, lease, batch);
+    } catch (err) {
+      console.error("releasing a turn slot failed; it expires on its own, and its usage goes with the next call", err);
+      return;
+    }
+    if (batch) this.#acknowledged(batch);
+    // What a failed earlier send left, when the release carried that instead.
+    await this.sendUsage();
   }
 
   /** From the heartbeat: keeps the turn slot; an expired one is taken again if the tenant has room. */
@@ -79,14 +85,31 @@ export class SessionSlots {
 
   /** Sends the usage added up so far (a sub-agent's task holds no turn slot to release; a restarted object's leftovers). */
   async sendUsage(): Promise<void> {
+    for (let batch = this.#nextBatch(); batch; batch = this.#nextBatch()) {
+      const tenant = this.store.record()!.tenant;
+      try {
+        await recordUsage(this.env, tenant, batch);
+      } catch (err) {
+        console.error("recording usage failed; sent again, under the same id, with the next call", { tenant }, err);
+        return;
+      }
+      this.#acknowledged(batch);
+    }
+  }
+
+  /** The batch to send: one sent before and not acknowledged, or else the pending usage under a new id. */
+  #nextBatch(): UsageBatch | undefined {
     const record = this.store.record();
-    const usage = record?.pendingUsage;
-    if (!record || !usage) return;
-    this.store.updateRecord({ pendingUsage: null });
-    await recordUsage(this.env, record.tenant, usage).catch((err) => {
-      console.error("recording usage failed; kept for the next call", { tenant: record.tenant }, err);
-      this.#keep(usage);
-    });
+    if (!record) return undefined;
+    if (record.usageBatch) return record.usageBatch;
+    if (!record.pendingUsage) return undefined;
+    const batch = { id: crypto.randomUUID(), delta: record.pendingUsage };
+    this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
+    return batch;
+  }
+
+  #acknowledged(batch: UsageBatch): void {
+    if (this.store.record()?.usageBatch?.id === batch.id) this.store.updateRecord({ usageBatch: null });
   }
 
   #keep(delta: UsageDelta): void {

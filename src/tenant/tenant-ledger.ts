@@ -21,6 +21,8 @@ export const MAX_LEASE_TTL_MS = 15 * 60_000;
 export const FLUSH_DELAY_MS = 1_000;
 /** After a failed D1 flush, the alarm tries again this much later. */
 export const FLUSH_RETRY_MS = 10_000;
+/** How long a usage batch's id is remembered; a session resends an unanswered batch with its next call. */
+export const BATCH_MEMORY_MS = 7 * DAY_MS;
 
 export type AcquireOutcome = { ok: true; lease: Lease } | { ok: false; refusal: LimitRefusal };
 
@@ -78,14 +80,19 @@ export class TenantLedger {
   }
 
   /** Gives a lease back, with the usage of the turns it covered when there is any. */
-  async release(leaseId: string, usage?: UsageDelta): Promise<void> {
+  async release(leaseId: string, usage?: UsageDelta, batchId?: string): Promise<void> {
     this.#d.store.deleteLease(leaseId);
-    if (usage) await this.record(usage);
+    if (usage) await this.record(usage, batchId);
   }
 
-  /** Adds turns' or sub-agents' usage to today; D1 gets it from the next flush. */
-  async record(delta: UsageDelta): Promise<void> {
-    this.#d.store.addToDay(utcDay(this.#d.now()), delta);
+  /**
+   * Adds turns' or sub-agents' usage to today; D1 gets it from the next flush.
+   * A batch id already recorded adds nothing (its first send's reply was lost).
+   */
+  async record(delta: UsageDelta, batchId?: string): Promise<void> {
+    const now = this.#d.now();
+    if (batchId !== undefined && !this.#d.store.claimBatch(batchId, now)) return;
+    this.#d.store.addToDay(utcDay(now), delta);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 
@@ -103,6 +110,7 @@ export class TenantLedger {
     }
     this.#d.store.markFlushed(pending);
     this.#d.store.pruneDays(utcDay(now - DAY_MS));
+    this.#d.store.pruneBatches(now - BATCH_MEMORY_MS);
     return true;
   }
 

@@ -33,7 +33,7 @@ import type { Env } from "../env.js";
 import type { LeaseKind, LimitRefusal } from "./lease-book.js";
 import { LEASE_TTL_MS } from "./tenant-ledger.js";
 import { tenantLimitError } from "./tenant-limit-error.js";
-import type { UsageDelta } from "./usage.js";
+import type { UsageBatch, UsageDelta } from "./usage.js";
 
 export type TenantEnv = Pick<Env, "TENANT">;
 
@@ -101,14 +101,18 @@ export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LE
   return isLease(result) ? result : null;
 }
 
-/** Gives the lease back; `usage`, when given, is added to today's in the same call. */
-export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageDelta): Promise<void> {
-  await tenantStub(env, lease.tenant).release(lease.id, usage);
+/** Gives the lease back; `usage`, when given, is added to today's in the same call (once per batch id). */
+export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageBatch): Promise<void> {
+  await tenantStub(env, lease.tenant).release(lease.id, usage?.delta, usage?.id);
 }
 
-/** Adds one finished turn's (`turns: 1`) or sub-agent's (`subagents: 1`) counts to today's usage. */
-export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta): Promise<void> {
-  await tenantStub(env, tenant).recordUsage(usage);
+/**
+ * Adds finished turns' (`turns`) or sub-agents' (`subagents`) counts to today's
+ * usage; a batch is counted once however often it is sent.
+ */
+export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta | UsageBatch): Promise<void> {
+  if ("delta" in usage) await tenantStub(env, tenant).recordUsage(usage.delta, usage.id);
+  else await tenantStub(env, tenant).recordUsage(usage);
 }
 
 /** Writes the tenant's pending usage to D1, so a read right after sees every finished turn. */

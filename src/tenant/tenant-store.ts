@@ -28,6 +28,7 @@ const DDL = [
   `CREATE TABLE IF NOT EXISTS tenant_days (day TEXT PRIMARY KEY, ${USAGE_FIELDS.map((f) => `${COLUMN[f]} INTEGER NOT NULL DEFAULT 0`).join(", ")},
      version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS tenant_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS usage_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
 ];
 
 export interface PendingDay {
@@ -104,6 +105,15 @@ export class TenantStore {
     for (const { day, version } of flushed) {
       this.#sql.exec("UPDATE tenant_days SET flushed_version = max(flushed_version, ?) WHERE day = ?", version, day.date);
     }
+  }
+
+  /** True the first time `id` is seen: a usage batch sent again after a lost reply is not counted twice. */
+  claimBatch(id: string, now: number): boolean {
+    return this.#sql.exec("INSERT INTO usage_batches (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten > 0;
+  }
+
+  pruneBatches(before: number): void {
+    this.#sql.exec("DELETE FROM usage_batches WHERE at < ?", before);
   }
 
   /** Flushed days before `keepFrom` are only needed in D1. */

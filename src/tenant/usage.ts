@@ -24,6 +24,15 @@ export const zUsageDelta = z.strictObject({
 });
 export type UsageDelta = z.infer<typeof zUsageDelta>;
 
+/**
+ * Usage a session sends under an id. A send whose reply was lost is repeated
+ * with the same id, and the tenant object counts each id once.
+ */
+export interface UsageBatch {
+  id: string;
+  delta: UsageDelta;
+}
+
 export const DAY_MS = 86_400_000;
 /** The widest range one usage request may ask for. */
 export const MAX_RANGE_DAYS = 366;
