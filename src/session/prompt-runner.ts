@@ -23,6 +23,7 @@ import { runPromptCommand } from "./prompt-command.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
+import { SlotArrivals } from "./slot-arrivals.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
@@ -53,14 +54,12 @@ export class PromptRunner {
   #draining: Promise<void> | null = null;
   /** `/steer` guidance waiting for the running turn's next model call. */
   #injected: ChatMessage[] = [];
-  /** The turn slot being taken for a prompt that found the queue idle (see `enqueue`). */
-  #slotForIdle: Promise<void> | null = null;
-  /** That slot is held and the queue's first prompt may use it without asking again. */
-  #slotReady = false;
-  /** Prompts waiting for that slot, not stored yet; a cancel marks them (by connection and request id). */
-  readonly #arriving = new Map<string, { cancelled: boolean }>();
+  /** Prompts that found the queue idle, waiting for the turn slot (see `enqueue`). */
+  readonly #arrivals: SlotArrivals;
 
-  constructor(private readonly parts: RunnerParts) {}
+  constructor(private readonly parts: RunnerParts) {
+    this.#arrivals = new SlotArrivals(parts.slots);
+  }
 
   get #log() {
     return this.parts.turn.log;
@@ -100,47 +99,19 @@ export class PromptRunner {
     }
     let cancelled = false;
     if (!this.#draining) {
-      const key = arrivalKey(conn.connectionId, requestId);
-      const arrival = { cancelled: false };
-      this.#arriving.set(key, arrival);
-      try {
-        this.#slotForIdle ??= this.#takeSlotForIdle().finally(() => (this.#slotForIdle = null));
-        await this.#slotForIdle;
-      } finally {
-        this.#arriving.delete(key);
-      }
-      // Another connection may have closed or deleted the session, or cancelled, meanwhile.
+      ({ cancelled } = await this.#arrivals.wait(conn.connectionId, requestId));
+      // Another connection may have closed or deleted the session meanwhile.
       try {
         admit();
       } catch (err) {
-        this.#giveBackUnusedSlot();
+        this.#arrivals.leave(conn.connectionId, requestId, { runs: false, queueStarted: this.#draining !== null });
         throw err;
       }
-      cancelled = arrival.cancelled;
+      this.#arrivals.leave(conn.connectionId, requestId, { runs: !cancelled, queueStarted: this.#draining !== null });
     }
     const id = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
     if (!cancelled) return this.#drain();
-    this.#giveBackUnusedSlot();
     await this.#finish({ id, connectionId: conn.connectionId, requestId, prompt, state: "queued" }, { stopReason: "cancelled" });
-  }
-
-  /**
-   * A slot taken for a prompt that will not run goes back, unless a queue has
-   * started with it or another prompt still waiting for it will use it.
-   */
-  #giveBackUnusedSlot(): void {
-    if (!this.#slotReady || this.#draining || this.#arriving.size > 0) return;
-    this.#slotReady = false;
-    void this.parts.slots.releaseTurn();
-  }
-
-  async #takeSlotForIdle(): Promise<void> {
-    try {
-      await this.parts.slots.holdTurn();
-      this.#slotReady = true;
-    } catch {
-      // Refused: the queue asks again and answers the prompt with the refusal.
-    }
   }
 
   /** A sub-agent's task: the same lifecycle as a prompt, with overrides; resolves when its turn ends. */
@@ -154,18 +125,14 @@ export class PromptRunner {
 
   /** `session/cancel` (or a sub-agent interrupted): the running turn ends `cancelled`, queued ones too. */
   cancelAll(): void {
-    for (const arrival of this.#arriving.values()) arrival.cancelled = true;
+    this.#arrivals.cancelAll();
     for (const row of this.#store.promptsIn("queued")) void this.#finish(row, { stopReason: "cancelled" });
     this.#current?.controller.abort();
   }
 
   /** `$/cancel_request` for one prompt of this connection. */
   cancelRequest(connectionId: string, requestId: RequestId): void {
-    const arrival = this.#arriving.get(arrivalKey(connectionId, requestId));
-    if (arrival) {
-      arrival.cancelled = true;
-      return;
-    }
+    if (this.#arrivals.cancel(connectionId, requestId)) return;
     if (this.#current && this.#current.row.connectionId === connectionId && this.#current.row.requestId === requestId) {
       this.#current.controller.abort();
       return;
@@ -225,8 +192,7 @@ export class PromptRunner {
     try {
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
-        const slotReady = this.#slotReady;
-        this.#slotReady = false;
+        const slotReady = this.#arrivals.claim();
         if (!this.#tasks.has(row.id) && !slotReady && !(await this.#holdTurnSlot(row))) continue;
         // Waiting for the slot let other calls in: a cancel may have answered this prompt meanwhile.
         if (this.#store.promptState(row.id) === "queued") await this.#run(row);
@@ -369,4 +335,3 @@ export class PromptRunner {
   }
 }
 
-const arrivalKey = (connectionId: string, requestId: RequestId): string => `${connectionId}\n${JSON.stringify(requestId)}`;
