@@ -17,6 +17,8 @@ import { addUsage, emptyUsage, type UsageBatch, type UsageDelta } from "./usage.
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
+  /** The last batch the tenant object confirmed (see `#unacknowledged`). */
+  #acknowledgedId: string | null = null;
 
   constructor(
     private readonly env: TenantEnv,
@@ -29,7 +31,7 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
-    if (this.store.record()?.pendingUsage || this.store.record()?.usageBatch) await this.sendUsage();
+    if (this.store.record()?.pendingUsage || this.#unacknowledged()) await this.sendUsage();
     const record = this.store.record()!;
     const held = this.#turn;
     this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
@@ -101,15 +103,26 @@ export class SessionSlots {
   #nextBatch(): UsageBatch | undefined {
     const record = this.store.record();
     if (!record) return undefined;
-    if (record.usageBatch) return record.usageBatch;
+    const unacknowledged = this.#unacknowledged();
+    if (unacknowledged) return unacknowledged;
     if (!record.pendingUsage) return undefined;
     const batch = { id: crypto.randomUUID(), delta: record.pendingUsage };
     this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
     return batch;
   }
 
+  /**
+   * The stored batch stays in the record once acknowledged, until the next one
+   * replaces it: clearing it would cost a storage commit per turn. An object
+   * restarted meanwhile sends it once more, and the tenant object counts it once.
+   */
+  #unacknowledged(): UsageBatch | undefined {
+    const batch = this.store.record()?.usageBatch;
+    return batch && batch.id !== this.#acknowledgedId ? batch : undefined;
+  }
+
   #acknowledged(batch: UsageBatch): void {
-    if (this.store.record()?.usageBatch?.id === batch.id) this.store.updateRecord({ usageBatch: null });
+    this.#acknowledgedId = batch.id;
   }
 
   #keep(delta: UsageDelta): void {

@@ -73,7 +73,6 @@ describe("usage batches", () => {
       await slots.holdTurn();
       slots.record({ turns: 1, inputTokens: 5 });
       await slots.releaseTurn();
-      expect(store.record()!.usageBatch ?? null).toBeNull();
       expect(store.record()!.pendingUsage ?? null).toBeNull();
     });
     expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
