@@ -199,6 +199,7 @@ export class PromptRunner {
       }
     } finally {
       this.parts.keepAlive(false);
+      this.#arrivals.released();
       await this.parts.slots.releaseTurn();
     }
   }

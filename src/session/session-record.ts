@@ -51,7 +51,7 @@ export interface SessionRecord {
   tenantLease?: import("../tenant/tenant-slots.js").TenantLease | null;
   /** Usage of finished turns the tenant object has not been sent yet (see `SessionSlots`). */
   pendingUsage?: import("../tenant/usage.js").UsageDelta | null;
-  /** The last usage taken from `pendingUsage` and sent under an id; sent again (same id) until the tenant object confirms it. */
+  /** Usage taken from `pendingUsage` and sent under an id, not yet confirmed; sent again (same id) with the next call. */
   usageBatch?: import("../tenant/usage.js").UsageBatch | null;
   /** Sub-agent depth and role (absent on roots and forks: depth 0), and whether new spawns are paused. */
   delegation?: {

@@ -67,6 +67,14 @@ export class SlotArrivals {
     return ready;
   }
 
+  /**
+   * The queue gives its slot back, and with it one taken here that nobody
+   * claimed (a prompt cancelled while a sub-agent's task ran the queue).
+   */
+  released(): void {
+    this.#ready = false;
+  }
+
   async #take(): Promise<void> {
     try {
       await this.slots.holdTurn();

@@ -17,8 +17,8 @@ import { addUsage, emptyUsage, type UsageBatch, type UsageDelta } from "./usage.
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
-  /** The last batch the tenant object confirmed (see `#unacknowledged`). */
-  #acknowledgedId: string | null = null;
+  /** The usage send in flight (see `sendUsage`). */
+  #sending: Promise<void> | null = null;
 
   constructor(
     private readonly env: TenantEnv,
@@ -31,7 +31,7 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
-    if (this.store.record()?.pendingUsage || this.#unacknowledged()) await this.sendUsage();
+    if (this.store.record()?.pendingUsage || this.store.record()?.usageBatch) await this.sendUsage();
     const record = this.store.record()!;
     const held = this.#turn;
     this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
@@ -85,8 +85,17 @@ export class SessionSlots {
     this.#keep(delta);
   }
 
-  /** Sends the usage added up so far (a sub-agent's task holds no turn slot to release; a restarted object's leftovers). */
-  async sendUsage(): Promise<void> {
+  /**
+   * Sends the usage added up so far (a sub-agent's task holds no turn slot to
+   * release; a restarted object's leftovers). A second caller joins the send in
+   * flight, which goes on until nothing is left.
+   */
+  sendUsage(): Promise<void> {
+    this.#sending ??= this.#send().finally(() => (this.#sending = null));
+    return this.#sending;
+  }
+
+  async #send(): Promise<void> {
     for (let batch = this.#nextBatch(); batch; batch = this.#nextBatch()) {
       const tenant = this.store.record()!.tenant;
       try {
@@ -103,26 +112,16 @@ export class SessionSlots {
   #nextBatch(): UsageBatch | undefined {
     const record = this.store.record();
     if (!record) return undefined;
-    const unacknowledged = this.#unacknowledged();
-    if (unacknowledged) return unacknowledged;
+    if (record.usageBatch) return record.usageBatch;
     if (!record.pendingUsage) return undefined;
-    const batch = { id: crypto.randomUUID(), delta: record.pendingUsage };
+    const batch = { id: crypto.randomUUID(), at: Date.now(), delta: record.pendingUsage };
     this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
     return batch;
   }
 
-  /**
-   * The stored batch stays in the record once acknowledged, until the next one
-   * replaces it: clearing it would cost a storage commit per turn. An object
-   * restarted meanwhile sends it once more, and the tenant object counts it once.
-   */
-  #unacknowledged(): UsageBatch | undefined {
-    const batch = this.store.record()?.usageBatch;
-    return batch && batch.id !== this.#acknowledgedId ? batch : undefined;
-  }
-
+  /** Counted: the batch leaves the record, so neither this object nor a restarted one sends it again. */
   #acknowledged(batch: UsageBatch): void {
-    this.#acknowledgedId = batch.id;
+    if (this.store.record()?.usageBatch?.id === batch.id) this.store.updateRecord({ usageBatch: null });
   }
 
   #keep(delta: UsageDelta): void {

@@ -11,7 +11,7 @@ import type { UsageIndex } from "../db/usage-index.js";
 import { decideLease, liveLeases, type Lease, type LeaseRequest, type LimitRefusal } from "./lease-book.js";
 import { effectiveLimits, type LimitOverrides, type TenantLimits } from "./limits.js";
 import type { TenantStore } from "./tenant-store.js";
-import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageDelta } from "./usage.js";
+import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type BatchMark, type UsageDelta } from "./usage.js";
 
 /** A lease lives this long unless renewed; holders renew from their 30 s heartbeat. */
 export const LEASE_TTL_MS = 90_000;
@@ -21,7 +21,10 @@ export const MAX_LEASE_TTL_MS = 15 * 60_000;
 export const FLUSH_DELAY_MS = 1_000;
 /** After a failed D1 flush, the alarm tries again this much later. */
 export const FLUSH_RETRY_MS = 10_000;
-/** How long a usage batch's id is remembered; a session resends an unanswered batch with its next call. */
+/**
+ * How long a usage batch's id is remembered. A session resends an unanswered
+ * batch with its next call; one older than this counts as counted already.
+ */
 export const BATCH_MEMORY_MS = 7 * DAY_MS;
 
 export type AcquireOutcome = { ok: true; lease: Lease } | { ok: false; refusal: LimitRefusal };
@@ -80,19 +83,20 @@ export class TenantLedger {
   }
 
   /** Gives a lease back, with the usage of the turns it covered when there is any. */
-  async release(leaseId: string, usage?: UsageDelta, batchId?: string): Promise<void> {
+  async release(leaseId: string, usage?: UsageDelta, batch?: BatchMark): Promise<void> {
     this.#d.store.deleteLease(leaseId);
-    if (usage) await this.record(usage, batchId);
+    if (usage) await this.record(usage, batch);
   }
 
   /**
    * Adds turns' or sub-agents' usage to today; D1 gets it from the next flush.
-   * A batch id already recorded adds nothing (its first send's reply was lost).
+   * A batch seen before adds nothing: the reply to its first send was lost.
    */
-  async record(delta: UsageDelta, batchId?: string): Promise<void> {
+  async record(delta: UsageDelta, batch?: BatchMark): Promise<void> {
     const now = this.#d.now();
-    if (batchId !== undefined && !this.#d.store.claimBatch(batchId, now)) return;
+    if (batch && (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id))) return;
     this.#d.store.addToDay(utcDay(now), delta);
+    if (batch) this.#d.store.rememberBatch(batch.id, now);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 

@@ -103,7 +103,7 @@ export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LE
 
 /** Gives the lease back; `usage`, when given, is added to today's in the same call (once per batch id). */
 export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageBatch): Promise<void> {
-  await tenantStub(env, lease.tenant).release(lease.id, usage?.delta, usage?.id);
+  await tenantStub(env, lease.tenant).release(lease.id, usage?.delta, usage && { id: usage.id, at: usage.at });
 }
 
 /**
@@ -111,7 +111,7 @@ export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: U
  * usage; a batch is counted once however often it is sent.
  */
 export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta | UsageBatch): Promise<void> {
-  if ("delta" in usage) await tenantStub(env, tenant).recordUsage(usage.delta, usage.id);
+  if ("delta" in usage) await tenantStub(env, tenant).recordUsage(usage.delta, { id: usage.id, at: usage.at });
   else await tenantStub(env, tenant).recordUsage(usage);
 }
 

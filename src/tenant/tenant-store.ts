@@ -29,6 +29,7 @@ const DDL = [
      version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS tenant_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS usage_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS usage_batches_at ON usage_batches (at)`,
 ];
 
 export interface PendingDay {
@@ -107,9 +108,13 @@ export class TenantStore {
     }
   }
 
-  /** True the first time `id` is seen: a usage batch sent again after a lost reply is not counted twice. */
-  claimBatch(id: string, now: number): boolean {
-    return this.#sql.exec("INSERT INTO usage_batches (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten > 0;
+  /** A usage batch already counted (it is sent again when the reply to its first send was lost). */
+  hasBatch(id: string): boolean {
+    return this.#sql.exec("SELECT 1 FROM usage_batches WHERE id = ?", id).toArray().length > 0;
+  }
+
+  rememberBatch(id: string, now: number): void {
+    this.#sql.exec("INSERT INTO usage_batches (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now);
   }
 
   pruneBatches(before: number): void {

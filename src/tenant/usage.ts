@@ -28,9 +28,14 @@ export type UsageDelta = z.infer<typeof zUsageDelta>;
  * Usage a session sends under an id. A send whose reply was lost is repeated
  * with the same id, and the tenant object counts each id once.
  */
-export interface UsageBatch {
-  id: string;
+export interface UsageBatch extends BatchMark {
   delta: UsageDelta;
+}
+
+/** What the tenant object needs to count a batch once: its id, and when it was made (ms). */
+export interface BatchMark {
+  id: string;
+  at: number;
 }
 
 export const DAY_MS = 86_400_000;

@@ -2,13 +2,14 @@
  * Usage goes from a session to its tenant object in batches with ids, so a
  * send whose reply was lost can be repeated without counting twice: on the
  * tenant object itself (across a restart of it), and from `SessionSlots` when
- * the reply to a slot's release never arrives.
+ * a slot's release loses its request or its reply, also across a restart.
  */
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
 import { SessionSlots } from "../../src/tenant/session-slots.js";
+import { BATCH_MEMORY_MS } from "../../src/tenant/tenant-ledger.js";
 import { flushUsage, recordUsage, type TenantEnv } from "../../src/tenant/tenant-slots.js";
 import { utcDay } from "../../src/tenant/usage.js";
 import { uniqueTenant } from "./admin-client.js";
@@ -18,9 +19,11 @@ async function today(tenant: string) {
   return env.DB.prepare("SELECT turns, input_tokens FROM tenant_usage WHERE tenant = ? AND day = ?").bind(tenant, utcDay(Date.now())).first();
 }
 
-/** The real tenant objects, except that the reply to the next `release` is lost after the tenant has acted on it. */
-function losingReplies(): { env: TenantEnv; loseNextRelease(): void } {
-  let lose = false;
+type Loss = "none" | "reply" | "request";
+
+/** The real tenant objects, except that the next `release` loses its reply (after the tenant acted) or its request (before). */
+function lossyTenants(): { env: TenantEnv; loseNextRelease(loss: Loss): void } {
+  let next: Loss = "none";
   const lossy = {
     idFromName: (name: string) => env.TENANT.idFromName(name),
     get: (id: DurableObjectId) => {
@@ -29,52 +32,79 @@ function losingReplies(): { env: TenantEnv; loseNextRelease(): void } {
         acquire: (...args: Parameters<typeof real.acquire>) => real.acquire(...args),
         recordUsage: (...args: Parameters<typeof real.recordUsage>) => real.recordUsage(...args),
         release: async (...args: Parameters<typeof real.release>) => {
-          await real.release(...args);
-          if (lose) {
-            lose = false;
-            throw new Error("Network connection lost.");
-          }
+          const loss = next;
+          next = "none";
+          if (loss !== "request") await real.release(...args);
+          if (loss !== "none") throw new Error("Network connection lost.");
         },
       };
     },
   };
-  return { env: { TENANT: lossy } as unknown as TenantEnv, loseNextRelease: () => (lose = true) };
+  return { env: { TENANT: lossy } as unknown as TenantEnv, loseNextRelease: (loss) => (next = loss) };
+}
+
+/** A session record in a fresh session object's SQLite, and what runs against it there. */
+function inSession(tenant: string, run: (store: SessionStore) => Promise<void>): Promise<void> {
+  const stub = env.SESSION.get(env.SESSION.idFromName(`usage-batches-${crypto.randomUUID()}`));
+  return runInDurableObject(stub, async (_instance, ctx) => {
+    const store = new SessionStore(ctx.storage.sql);
+    store.migrate();
+    store.saveRecord({ sessionId: "s-usage", tenant, interruptedPrompt: null } as SessionRecord);
+    await run(store);
+  });
+}
+
+async function oneTurn(slots: SessionSlots, inputTokens: number): Promise<void> {
+  await slots.holdTurn();
+  slots.record({ turns: 1, inputTokens });
+  await slots.releaseTurn();
 }
 
 describe("usage batches", () => {
-  it("are counted once per id by the tenant object, also after it restarts", async () => {
+  it("are counted once per id by the tenant object, also after it restarts, and not at all past the 7 days it remembers ids", async () => {
     const tenant = uniqueTenant();
-    const batch = { id: crypto.randomUUID(), delta: { turns: 1, inputTokens: 10 } };
+    const batch = { id: crypto.randomUUID(), at: Date.now(), delta: { turns: 1, inputTokens: 10 } };
     await recordUsage(env, tenant, batch);
     await recordUsage(env, tenant, batch);
     expect(await today(tenant)).toEqual({ turns: 1, input_tokens: 10 });
     await abortAllDurableObjects();
     await recordUsage(env, tenant, batch);
-    await recordUsage(env, tenant, { id: crypto.randomUUID(), delta: { turns: 1, inputTokens: 5 } });
+    await recordUsage(env, tenant, { id: crypto.randomUUID(), at: Date.now(), delta: { turns: 1, inputTokens: 5 } });
+    // Older than the ids are kept: it must have been counted when it was new.
+    await recordUsage(env, tenant, { id: crypto.randomUUID(), at: Date.now() - BATCH_MEMORY_MS - 60_000, delta: { turns: 9 } });
     expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
   });
 
-  it("are sent again under the same id when a release's reply is lost, and counted once", async () => {
-    const tenant = uniqueTenant();
-    const stub = env.SESSION.get(env.SESSION.idFromName(`usage-batches-${crypto.randomUUID()}`));
-    await runInDurableObject(stub, async (_instance, ctx) => {
-      const store = new SessionStore(ctx.storage.sql);
-      store.migrate();
-      store.saveRecord({ sessionId: "s-usage", tenant, interruptedPrompt: null } as SessionRecord);
-      const tenants = losingReplies();
-      const slots = new SessionSlots(tenants.env, store);
-
-      await slots.holdTurn();
-      slots.record({ turns: 1, inputTokens: 10 });
-      tenants.loseNextRelease();
-      await slots.releaseTurn(); // the tenant counted it; the session did not hear so
-
-      // The next turn: its slot call sends the unacknowledged usage again first, then its own goes with the release.
-      await slots.holdTurn();
-      slots.record({ turns: 1, inputTokens: 5 });
-      await slots.releaseTurn();
-      expect(store.record()!.pendingUsage ?? null).toBeNull();
+  for (const loss of ["reply", "request"] as const) {
+    it(`are sent again under the same id when a release loses its ${loss}, and counted once`, async () => {
+      const tenant = uniqueTenant();
+      await inSession(tenant, async (store) => {
+        const tenants = lossyTenants();
+        const slots = new SessionSlots(tenants.env, store);
+        tenants.loseNextRelease(loss);
+        await oneTurn(slots, 10);
+        expect(store.record()!.usageBatch?.delta).toMatchObject({ turns: 1, inputTokens: 10 });
+        // The next turn's slot call sends it again first; its own usage goes with its release.
+        await oneTurn(slots, 5);
+        expect(store.record()!.usageBatch ?? null).toBeNull();
+        expect(store.record()!.pendingUsage ?? null).toBeNull();
+      });
+      expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
     });
-    expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
+  }
+
+  it("are sent again by a restarted object when the reply was lost, and left alone once confirmed", async () => {
+    const tenant = uniqueTenant();
+    await inSession(tenant, async (store) => {
+      const tenants = lossyTenants();
+      tenants.loseNextRelease("reply");
+      await oneTurn(new SessionSlots(tenants.env, store), 10);
+      // A new instance over the same storage, as after an eviction.
+      const restarted = new SessionSlots(tenants.env, store);
+      await restarted.sendUsage();
+      expect(store.record()!.usageBatch ?? null).toBeNull();
+      await new SessionSlots(tenants.env, store).sendUsage(); // nothing left to send
+    });
+    expect(await today(tenant)).toEqual({ turns: 1, input_tokens: 10 });
   });
 });
