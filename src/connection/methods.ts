@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import { initializeResult, TOKEN_AUTH_METHOD_ID } from "../acp/capabilities.js";
-import { afterSeqOf, authRequired, invalidParams, type RequestId } from "@hermes-edge/protocol";
+import { afterSeqOf, authRequired, connectionIdMeta, invalidParams, type RequestId } from "@hermes-edge/protocol";
 import {
   zAuthenticate,
   zInitialize,
@@ -54,7 +54,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
       protocolVersion: params.protocolVersion,
       clientCapabilities: params.clientCapabilities ?? {},
     });
-    return initializeResult(params.clientCapabilities);
+    return { ...initializeResult(params.clientCapabilities), _meta: connectionIdMeta(connection.id) };
   }),
 
   authenticate: spec(zAuthenticate, async (params, { connection }) => {

@@ -14,6 +14,8 @@ describe("initialize and authenticate", () => {
       promptCapabilities: { image: true, embeddedContext: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
     });
+    // A browser cannot read the upgrade's Acp-Connection-Id, so the result names it too.
+    expect(result._meta).toEqual({ hermes: { connectionId: client.connectionId } });
     expect(result.authMethods).toEqual([
       {
         id: "hermes-edge-token",

@@ -46,6 +46,27 @@ export function afterSeqMeta(afterSeq: number): AfterSeqMeta {
   return { hermes: { afterSeq } };
 }
 
+// ---- initialize result: `_meta.hermes.connectionId` -------------------------
+
+/**
+ * The connection's id (the `Acp-Connection-Id` of its upgrade), for clients
+ * that cannot read the upgrade's headers: a browser. A turn's
+ * `_hermes/turn_ended` and `_meta.hermes.turn` name the connection a prompt
+ * came through, and a client tells its own prompts from another client's by it.
+ */
+export const zConnectionIdMeta = hermes({ connectionId: z.string().min(1) });
+export type ConnectionIdMeta = z.infer<typeof zConnectionIdMeta>;
+
+export function connectionIdMeta(connectionId: string): ConnectionIdMeta {
+  return { hermes: { connectionId } };
+}
+
+/** `initialize` result → `_meta.hermes.connectionId`, if the service sent it. */
+export function readConnectionId(result: unknown): string | undefined {
+  const parsed = loose({ _meta: zConnectionIdMeta }).safeParse(result);
+  return parsed.success ? parsed.data._meta.hermes.connectionId : undefined;
+}
+
 // ---- session/load, session/resume results: `_meta.hermes.turn` -------------
 
 /** Where the session's turn stands, so a reconnecting client can settle the prompt it sent. */

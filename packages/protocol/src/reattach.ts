@@ -7,6 +7,7 @@
  * @module
  */
 import { AGENT_METHODS, type ErrorResponse } from "@agentclientprotocol/sdk";
+import { readConnectionId } from "./hermes-meta.js";
 import { readInitializeResult } from "./initialize-info.js";
 import type { ReconnectTracker } from "./reconnect-tracker.js";
 import { reattachParams } from "./session-setup.js";
@@ -50,6 +51,8 @@ export async function reattach(tracker: ReconnectTracker, ports: ReattachPorts):
   if (init.kind === "lost") return { ok: false, reason: `replayed initialize got no answer (${init.reason})`, resend: [] };
   if (init.kind === "error") return { ok: false, reason: `the service refused the replayed initialize: ${init.error.message}`, resend: [] };
   const info = readInitializeResult(init.result);
+  const connectionId = readConnectionId(init.result);
+  if (connectionId !== undefined) tracker.identified(connectionId);
 
   const targets = tracker.reattachTargets();
   if (targets.length === 0) return { ok: true, sessions: 0, resend: [] };

@@ -9,7 +9,7 @@
 import { AGENT_METHODS } from "@agentclientprotocol/sdk";
 import type { ErrorResponse } from "@agentclientprotocol/sdk";
 import { idKey, type Frame, type IncomingRequest, type IncomingResponse, type RequestId } from "./envelope.js";
-import { readTurnState, readUpdateSeq, type TurnState } from "./hermes-meta.js";
+import { readConnectionId, readTurnState, readUpdateSeq, type TurnState } from "./hermes-meta.js";
 import { readSessionId, readSessionSetup, type SessionSetup } from "./session-setup.js";
 import { connectionLost, promptLost, reattachFailed, turnOutcomeUnknown } from "./tracker-errors.js";
 import type { ClientAnswer, ReattachDecision, ReattachOutcome, ReattachTarget, Resend, ServiceVerdict } from "./tracker-types.js";
@@ -110,6 +110,15 @@ export class ReconnectTracker {
     this.#generation += 1;
     this.#connected = true;
     if (connectionId !== null) this.#connectionIds.add(connectionId);
+  }
+
+  /**
+   * The service named this connection's id in an `initialize` answer (a
+   * browser cannot read the upgrade's `Acp-Connection-Id`). Without any id,
+   * every connection's prompts would pass for this client's.
+   */
+  identified(connectionId: string): void {
+    this.#connectionIds.add(connectionId);
   }
 
   /**
@@ -230,9 +239,12 @@ export class ReconnectTracker {
     this.#pending.delete(key);
     const ok = message.error === undefined;
     switch (pending.method) {
-      case M.initialize:
+      case M.initialize: {
         if (this.#initialize) this.#initialize.answered = ok;
+        const connectionId = ok ? readConnectionId(message.result) : undefined;
+        if (connectionId !== undefined) this.identified(connectionId);
         break;
+      }
       case M.session_new: {
         const sessionId = ok ? readSessionId(message.result) : undefined;
         if (sessionId !== undefined) {

@@ -153,6 +153,24 @@ describe("ReconnectTracker: pending prompts", () => {
     expect(t.isPending(5)).toBe(true);
   });
 
+  it("tells a browser's prompts from another client's once initialize named its connection (no Acp-Connection-Id header there)", () => {
+    const t = new ReconnectTracker();
+    t.connected(null);
+    t.clientRequest(...request(0, "initialize", { protocolVersion: 1 }));
+    t.clientSent(0, null);
+    t.fromService(frame({ id: 0, result: { protocolVersion: 1, _meta: { hermes: { connectionId: "tab-1" } } } }));
+    t.clientRequest(...request(1, "session/new", { cwd: "/work", mcpServers: [] }));
+    t.clientSent(1, null);
+    t.fromService(frame({ id: 1, result: { sessionId: "s1" } }));
+    t.clientRequest(...request(5, "session/prompt", { sessionId: "s1", prompt: [] }));
+    t.clientSent(5, null);
+    t.disconnected();
+    // Zed, on the same session, also numbered a prompt 5.
+    expect(t.fromService(turnEnded("s1", 2, 5, "zed-connection")).answers).toEqual([]);
+    expect(t.isPending(5)).toBe(true);
+    expect(t.fromService(turnEnded("s1", 3, 5, "tab-1")).answers).toEqual([{ id: 5, result: { stopReason: "end_turn" } }]);
+  });
+
   it("ignores a turn_ended of another client that reused the same request id", () => {
     const t = promptSentThenDropped();
     expect(t.fromService(turnEnded("s1", 2, 5, "someone-else")).answers).toEqual([]);
