@@ -23,10 +23,35 @@ export interface McpCaller {
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
 }
 
+type Validate = (input: unknown) => { valid: true; data: Record<string, unknown> } | { valid: false; errorMessage: string };
+
+/**
+ * The tool's argument check. A schema the validator cannot compile (a bad
+ * `$id`, say), or one that throws while checking (a `pattern` that is no valid
+ * Unicode regex), makes that tool's calls fail with the reason; it must not
+ * break every turn that lists the server's tools.
+ */
+function validatorFor(toolName: string, schema: Record<string, unknown>): Validate {
+  let validate: Validate;
+  try {
+    validate = validators.getValidator<Record<string, unknown>>(schema) as Validate;
+  } catch (err) {
+    const why = `the server's input schema for ${toolName} cannot be used: ${err instanceof Error ? err.message : String(err)}`;
+    return () => ({ valid: false, errorMessage: why });
+  }
+  return (input) => {
+    try {
+      return validate(input);
+    } catch (err) {
+      return { valid: false, errorMessage: `checking against the server's input schema failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  };
+}
+
 export function mcpTool(server: McpCaller, info: McpToolInfo, name: string): AnyTool {
   const kind = mcpToolKind(info.annotations);
   const schema = { type: "object", ...info.inputSchema };
-  const validate = validators.getValidator<Record<string, unknown>>(schema);
+  const validate = validatorFor(info.name, schema);
   // The model gets the schema without its `$schema` dialect URI, which some model APIs reject.
   const { $schema: _dialect, ...parameters } = schema as Record<string, unknown>;
   const label = `${server.name}: ${info.title ?? info.annotations?.title ?? info.name}`;
