@@ -146,7 +146,7 @@ export class McpServers implements SubagentMcp {
         acpLink(entry, (params, options) => {
           const { log } = this.ports;
           if (!log.isAttached(connectionId)) throw new Error("the editor connection that declared it is no longer attached");
-          const { frame, answer } = log.requests.open(connectionId, MCP_MESSAGE, params, options);
+          const { frame, answer } = log.requests.open(connectionId, MCP_MESSAGE, params, { ...options, bound: true });
           log.send(connectionId, frame);
           return answer;
         }),

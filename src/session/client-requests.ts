@@ -8,6 +8,8 @@ import { clientRequestId, requestCancelled, requestFrame, type ErrorResponse } f
 interface Pending {
   /** Null while orphaned: its connection dropped and no editor has reattached yet. */
   connectionId: string | null;
+  /** Only its own connection can answer it (`mcp/message` to a server that connection runs). */
+  bound: boolean;
   frame: string;
   graceTimer?: ReturnType<typeof setTimeout>;
   resolve(result: unknown): void;
@@ -37,12 +39,17 @@ export class ClientRequests {
     private readonly withdraw: (connectionId: string, requestId: string) => void = () => undefined,
   ) {}
 
-  /** Builds the frame to send and a promise of the editor's answer. */
+  /**
+   * Builds the frame to send and a promise of the editor's answer. A `bound`
+   * request fails when its connection drops instead of going to the next editor
+   * that attaches: another editor does not run the same MCP server, and the
+   * same proxy reconnected would run the tool a second time.
+   */
   open(
     connectionId: string,
     method: string,
     params: unknown,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: { signal?: AbortSignal; timeoutMs?: number; bound?: boolean } = {},
   ): { frame: string; answer: Promise<unknown> } {
     const id = clientRequestId(this.sessionId(), this.#next++);
     const frame = requestFrame(id, method, params);
@@ -55,6 +62,7 @@ export class ClientRequests {
       options.signal?.addEventListener("abort", onAbort, { once: true });
       const pending: Pending = {
         connectionId,
+        bound: options.bound ?? false,
         frame,
         resolve,
         reject,
@@ -92,6 +100,10 @@ export class ClientRequests {
   orphan(connectionId: string, graceMs: number): void {
     for (const [id, pending] of this.#pending) {
       if (pending.connectionId !== connectionId) continue;
+      if (pending.bound) {
+        this.#fail(id, new Error("the editor connection it was sent on closed before answering"));
+        continue;
+      }
       pending.connectionId = null;
       pending.graceTimer = setTimeout(
         () => this.#fail(id, new Error(`the editor connection closed and no editor reattached within ${Math.round(graceMs / 1000)} s`)),

@@ -119,6 +119,17 @@ describe("ClientRequests", () => {
     expect(requests.settle({ id: idOf(b.frame), result: "b" })).toBe(true);
   });
 
+  it("fails a request bound to its connection (mcp/message) when that connection drops, and never hands it to another", async () => {
+    const requests = new ClientRequests(() => "s");
+    const bound = requests.open("conn-a", "mcp/message", { serverId: "hermes-proxy-stdio-1", method: "tools/call" }, { bound: true });
+    const outcome = bound.answer.catch((e: unknown) => e);
+    const loose = requests.open("conn-a", "fs/read_text_file", {});
+    requests.orphan("conn-a", 30_000);
+    expect(((await outcome) as Error).message).toBe("the editor connection it was sent on closed before answering");
+    expect(requests.adopt("conn-b")).toEqual([loose.frame]);
+    expect(requests.settle({ id: idOf(bound.frame), result: {} })).toBe(false);
+  });
+
   it("fails an orphaned request when no editor reattaches within the grace period", async () => {
     vi.useFakeTimers();
     const requests = new ClientRequests(() => "s");
