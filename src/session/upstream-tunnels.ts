@@ -83,7 +83,9 @@ export class UpstreamTunnels {
         if (!out) throw new UpstreamUnavailable("the proxy that runs it is no longer connected");
         const prefix = `${this.log.store.record()!.sessionId}~${this.instance}.${++this.#opened}~`;
         let controller!: ReadableStreamDefaultController<AnyMessage>;
-        const readable = new ReadableStream<AnyMessage>({ start: (c) => void (controller = c) });
+        // The call's connection closes by cancelling what it reads: that ends the route too.
+        const readable = new ReadableStream<AnyMessage>({ start: (c) => void (controller = c), cancel: () => route.close() });
+        // A closed route delivers nothing more, so nothing is enqueued after the stream ends.
         const sink: RouteSink = {
           deliver: (m) => controller.enqueue(m as AnyMessage),
           // Its waiting requests are answered with the cause, so the call's error names it

@@ -49,6 +49,14 @@ export function webSocketStream(ws: WebSocket): Stream {
       });
       ws.addEventListener("error", () => controller.error(new Error("the WebSocket failed")));
     },
+    // The call's connection closes by cancelling what it reads: the socket goes with it.
+    cancel() {
+      try {
+        ws.close(1000, "done");
+      } catch {
+        // already closed
+      }
+    },
   });
   const writable = new WritableStream<AnyMessage>({
     write(message) {

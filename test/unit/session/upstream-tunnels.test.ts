@@ -74,6 +74,10 @@ describe("UpstreamTunnels", () => {
     const initIds = sent.map((m) => JSON.parse(m) as { method?: string; id?: unknown }).filter((m) => m.method === "initialize").map((m) => m.id);
     expect(new Set(initIds).size).toBe(2);
     expect(initIds.every((id) => typeof id === "string" && /^session-[AB]~i\.1~/.test(id))).toBe(true);
+    // A finished call's route is gone: a late update of its upstream session reaches nothing and breaks nothing.
+    const promptOfA = sent.map((m) => JSON.parse(m) as { id?: unknown; method?: string; params?: { sessionId?: string } }).find((m) => m.method === "session/prompt" && String(m.id).startsWith("session-A"));
+    const late = { jsonrpc: "2.0", method: "session/update", params: { sessionId: promptOfA!.params!.sessionId!, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } } } };
+    expect(() => tunnels[0]!.receive("c1", { upstreamId: "fake", message: late as never })).not.toThrow();
   });
 
   it("writes ids a restarted session object's calls never share with the object it replaced", async () => {
