@@ -5,7 +5,7 @@
  * Attached editors hear it as a `session_info_update`.
  */
 import { sessionInfoUpdate } from "../acp/updates.js";
-import type { SessionIndex } from "../db/session-index.js";
+import type { IndexWriter } from "./index-writer.js";
 import type { UpdateLog } from "./update-log.js";
 
 export const MAX_TITLE_CHARS = 200;
@@ -17,12 +17,16 @@ export function normalizeTitle(raw: string): string {
   return chars.length <= MAX_TITLE_CHARS ? line : chars.slice(0, MAX_TITLE_CHARS).join("").trimEnd();
 }
 
-/** Stores a client-chosen title; returns the title stored. */
-export async function setClientTitle(log: UpdateLog, index: SessionIndex, raw: string, now = Date.now()): Promise<string> {
+/**
+ * Stores a client-chosen title; returns the title stored. It goes through the
+ * index writer, so an automatic title still held there for a starting turn is
+ * replaced rather than written over it later.
+ */
+export async function setClientTitle(log: UpdateLog, index: IndexWriter, raw: string, now = Date.now()): Promise<string> {
   const title = normalizeTitle(raw);
-  const { sessionId } = log.store.record()!;
   // Index first: the response may be followed at once by a session/list that must agree.
-  await index.update(sessionId, { title, updatedAt: now });
+  index.update({ title });
+  await index.flush();
   log.store.updateRecord({ title, titleLocked: true });
   log.emit(sessionInfoUpdate(title, new Date(now).toISOString()));
   return title;

@@ -273,7 +273,7 @@ export class Session {
   /** `session/set_title` (unstable): any connection of the owning tenant, attached or not. */
   async setTitle(tenant: string, title: string): Promise<{ title: string }> {
     this.#own({ tenant });
-    return { title: await setClientTitle(this.log, this.index, title) };
+    return { title: await setClientTitle(this.log, this.indexWriter, title) };
   }
 
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): boolean {

@@ -94,6 +94,20 @@ describe("session/set_title", () => {
     client.close();
   });
 
+  it("wins over the automatic title of a turn that is still waiting for the model's first output", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "ok", firstTokenDelayMs: 800 }]);
+    const { client, sessionId, cwd } = await fresh();
+    const turn = client.prompt(sessionId, `a prompt that would become the title [[mock:${key}]]`);
+    // The automatic title is announced at once; its index write waits for the first output.
+    await client.next((f) => f.params?.update?.sessionUpdate === "session_info_update");
+    await client.call("session/set_title", { sessionId, title: "Chosen while it ran" });
+    expect((await turn.response).result).toEqual({ stopReason: "end_turn" });
+    expect((await listed(client, { cwd }))[0]!.title).toBe("Chosen while it ran");
+    expect(await restTitle(sessionId)).toBe("Chosen while it ran");
+    client.close();
+  });
+
   it.each([
     ["no title", {}],
     ["a null title", { title: null }],
