@@ -55,6 +55,22 @@ describe("multi-attach", () => {
   });
 });
 
+describe("opening a session another client made", () => {
+  it("keeps the session's additional directories (a load's roots are its complete set)", async () => {
+    rig.mock.setScript("web-roots", [{ text: "ok" }]);
+    const editor = await sdk();
+    const { sessionId } = await editor.agent.request("session/new", { cwd: "/workspace/roots", additionalDirectories: ["/workspace/lib"], mcpServers: [] } as never);
+    await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Made with two roots [[mock:web-roots]]" }] });
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await page.getByRole("button", { name: "Refresh sessions" }).click();
+    await page.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Made with two roots/ }).click();
+    await page.locator(".msg-user").first().waitFor();
+    const { sessions } = await editor.agent.request("session/list", { cwd: "/workspace/roots" });
+    expect(sessions.find((s) => s.sessionId === sessionId)?.additionalDirectories).toEqual(["/workspace/lib"]);
+  });
+});
+
 describe("the session list", () => {
   it("lists sessions newest first and filters them by working directory", async () => {
     const editor = await sdk();

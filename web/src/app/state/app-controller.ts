@@ -165,9 +165,13 @@ export class AppController {
   #onStatus(status: ConnectionStatus): void {
     this.#set({ status });
     // Closed for good after signing in (say, the key was revoked): back to the form, with the reason.
+    // Nothing of that tenant stays on the page for whoever signs in next, and the key is not tried again.
     if (status.state === "closed" && this.#connection && this.#state.phase === "ready") {
+      clearKey();
       this.#connection = null;
-      this.#set({ phase: "signed-out", signInError: status.reason });
+      this.#prompts.clear();
+      this.#state = { ...INITIAL, status };
+      this.#set({ signInError: status.reason });
     }
   }
 
@@ -212,7 +216,9 @@ export class AppController {
     const info = this.#state.sessions.items.find((s) => s.sessionId === sessionId);
     this.#transcript(sessionId, () => emptyTranscript());
     try {
-      const loaded = await this.#agent.request("session/load", { sessionId, cwd: info?.cwd ?? "/", mcpServers: [] });
+      // A load's roots are the session's complete set: give back the ones it has, or an editor's next turn loses them.
+      const roots = { cwd: info?.cwd ?? "/", ...(info?.additionalDirectories ? { additionalDirectories: info.additionalDirectories } : {}) };
+      const loaded = await this.#agent.request("session/load", { sessionId, ...roots, mcpServers: [] });
       this.#transcript(sessionId, (t) => ({ ...t, configOptions: loaded.configOptions ?? t.configOptions }));
       this.#setRunning(sessionId, turnRunning(loaded._meta));
     } catch (err) {
