@@ -1,5 +1,5 @@
 /** The text of `/mcp` and of `/tools`' MCP part. */
-import type { McpServerSummary } from "./mcp-servers.js";
+import { MAX_MCP_TOOLS, type McpServerSummary } from "./mcp-servers.js";
 
 export function mcpReport(servers: McpServerSummary[]): string {
   if (servers.length === 0) return "No MCP servers: the editor declared none for this session.";
@@ -7,6 +7,10 @@ export function mcpReport(servers: McpServerSummary[]): string {
     const tools = s.tools.length === 1 ? "1 tool" : `${s.tools.length} tools`;
     return `- **${s.name}** (${s.transport}): ${s.status}, ${tools}${s.cause ? ` — ${s.cause}` : ""}`;
   });
+  const total = servers.reduce((n, s) => n + s.tools.length, 0);
+  if (total > MAX_MCP_TOOLS) {
+    lines.push(`Only the first ${MAX_MCP_TOOLS} of these ${total} tools are offered to the model: its API takes at most 128 tools a request.`);
+  }
   return ["MCP servers:", ...lines].join("\n");
 }
 

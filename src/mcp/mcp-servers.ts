@@ -41,6 +41,13 @@ export interface McpServerSummary {
   tools: string[];
 }
 
+/**
+ * OpenAI's API refuses a request with more than 128 tools, and the built-in
+ * tools need room too: past this many MCP tools, the rest are not offered
+ * (`/mcp` says so) rather than every model call failing.
+ */
+export const MAX_MCP_TOOLS = 96;
+
 export class McpServers implements SubagentMcp {
   readonly #byConnection = new Map<string, Declared[]>();
 
@@ -83,7 +90,10 @@ export class McpServers implements SubagentMcp {
     await Promise.all([...this.#byConnection.values()].flat().map((d) => d.server.settled()));
   }
 
-  /** The MCP tools of every attached connection's servers (the most recently attached connection wins a name). */
+  /**
+   * The MCP tools of every attached connection's servers (the most recently
+   * attached connection wins a name), at most `MAX_MCP_TOOLS` of them.
+   */
   tools(): AnyTool[] {
     const seen = new Set<string>();
     const tools: AnyTool[] = [];
@@ -92,7 +102,7 @@ export class McpServers implements SubagentMcp {
         for (const tool of this.#offered(d)) if (!seen.has(tool.name)) tools.push(tool), seen.add(tool.name);
       }
     }
-    return tools;
+    return tools.slice(0, MAX_MCP_TOOLS);
   }
 
   /** For sub-agents: the tools offered now, as data. */
