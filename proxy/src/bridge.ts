@@ -7,7 +7,7 @@
  * @module
  */
 import { AGENT_METHODS, backoffDelay, ReconnectTracker, reattach, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
-import type { ErrorResponse, Frame, IncomingRequest, RequestId } from "@hermes-edge/protocol";
+import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
 import type { Credentials } from "./credentials.js";
@@ -196,7 +196,7 @@ export class Bridge {
 
     const result = await reattach(this.#tracker, {
       request: (method, params) => link.request(method, params),
-      answer: (answers) => this.#editor.answer(answers),
+      answer: (answers) => this.#answerEditor(answers),
       log: this.#o.log,
       cwd: this.#o.cwd,
     });
@@ -230,7 +230,7 @@ export class Bridge {
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);
-    this.#editor.answer(verdict.answers);
+    this.#answerEditor(verdict.answers);
   }
 
   #onClose(link: ServiceConnection, code: number, reason: string): void {
@@ -243,7 +243,7 @@ export class Bridge {
     if (this.#state === "open") this.#outage.began();
     this.#o.log.warn(`connection to the service closed (code ${code}${reason ? `, ${reason}` : ""}); reconnecting`);
     const { answers, resend } = this.#tracker.disconnected();
-    this.#editor.answer(answers);
+    this.#answerEditor(answers);
     this.#outbox.unshift(resend.map(({ id, text }) => ({ kind: "request" as const, id, text })));
     if (this.#outage.gaveUp) this.#giveUp();
     this.#scheduleReconnect();
@@ -282,7 +282,7 @@ export class Bridge {
 
   /** Answers every waiting editor request with `error` and drops what was queued for the service. */
   #failWaiting(error: ErrorResponse): void {
-    this.#editor.answer(this.#tracker.failAll(error));
+    this.#answerEditor(this.#tracker.failAll(error));
     const dropped = this.#outbox.drain().filter((item) => item.kind !== "request").length;
     if (dropped > 0) this.#o.log.warn(`dropped ${dropped} queued notification(s)/response(s) for the unreachable service`);
   }
@@ -294,7 +294,7 @@ export class Bridge {
   #fatalUnauthorized(failure: ConnectFailure & { kind: "unauthorized" }): void {
     const { log, error } = unauthorized(failure, this.#o.credentials.current);
     this.#o.log.error(log);
-    this.#editor.answer(this.#tracker.failAll(error));
+    this.#answerEditor(this.#tracker.failAll(error));
     this.#outbox.drain();
     void this.stop(1);
   }
@@ -306,7 +306,7 @@ export class Bridge {
     this.#state = "loggedOut";
     this.#failWaiting(outcome.failPending);
     await this.#disconnect("logged out");
-    this.#editor.answer([{ id, result: {} }]);
+    this.#answerEditor([{ id, result: {} }]);
   }
 
   /** `authenticate` while logged out: read the credentials again and connect with them; answered once connected. */
@@ -333,7 +333,13 @@ export class Bridge {
   }
 
   #answerError(id: RequestId, error: ErrorResponse): void {
-    this.#editor.answer([{ id, error }]);
+    this.#answerEditor([{ id, error }]);
+  }
+
+  /** Answers the editor on the service's behalf (or passes the tracker's answers on); the MCP host hears of setups that failed. */
+  #answerEditor(answers: readonly ClientAnswer[]): void {
+    this.mcp.answeredLocally(answers);
+    this.#editor.answer(answers);
   }
 
   #sendRequest(id: RequestId, text: string): void {

@@ -19,6 +19,7 @@ import {
   resultFrame,
   zMcpMessageParams,
   zMcpServerEntry,
+  type ClientAnswer,
   type Frame,
   type IncomingRequest,
 } from "@hermes-edge/protocol";
@@ -31,8 +32,8 @@ const SETUP_METHODS: ReadonlySet<string> = new Set([AGENT_METHODS.session_new, A
 export class StdioMcpHost {
   readonly #servers = new Map<string, StdioMcpServer>();
   readonly #bySession = new Map<string, string[]>();
-  /** `session/new` and `session/fork` requests waiting for the session id their servers belong to. */
-  readonly #awaitingId = new Map<string, string[]>();
+  /** Setup requests waiting for their answer: the servers they started, and the session (new and fork learn it from the answer). */
+  readonly #awaitingId = new Map<string, { started: string[]; sessionId: string | null }>();
   /** The last inner request id sent to each server: notifications are scoped to a request. */
   readonly #lastRequest = new Map<string, string>();
   #next = 1;
@@ -46,7 +47,7 @@ export class StdioMcpHost {
   /** An editor request: setup methods get their stdio entries started and rewritten; `session/close` stops a session's servers. */
   fromEditor(message: IncomingRequest, text: string): { message: IncomingRequest; text: string } {
     const params = message.params as Record<string, unknown> | undefined;
-    if (message.method === AGENT_METHODS.session_close && typeof params?.sessionId === "string") {
+    if ((message.method === AGENT_METHODS.session_close || message.method === AGENT_METHODS.session_delete) && typeof params?.sessionId === "string") {
       void this.#stopSession(params.sessionId);
       return { message, text };
     }
@@ -69,10 +70,9 @@ export class StdioMcpHost {
     });
     if (started.length === 0) return { message, text };
     const sessionId = message.method === AGENT_METHODS.session_new || message.method === "session/fork" ? null : (params.sessionId as string);
-    if (sessionId) {
-      void this.#stopSession(sessionId); // an editor's own load/resume declares the set again
-      this.#bySession.set(sessionId, started);
-    } else this.#awaitingId.set(idKey(message.id), started);
+    if (sessionId) void this.#stopSession(sessionId); // an editor's own load/resume declares the set again
+    // They belong to the session once the service accepts the request; a refusal stops them.
+    this.#awaitingId.set(idKey(message.id), { started, sessionId });
     const next = { ...message, params: { ...params, mcpServers: rewritten } };
     return { message: next, text: JSON.stringify({ jsonrpc: "2.0", id: message.id, method: message.method, params: next.params }) };
   }
@@ -120,17 +120,23 @@ export class StdioMcpHost {
     else this.send(resultFrame(id, { result: params.method === "tools/call" ? boundMcpResult(outcome.result) : outcome.result }));
   }
 
+  /** The proxy answered the editor itself (the service was unreachable, say): setup requests among them did not happen. */
+  answeredLocally(answers: readonly ClientAnswer[]): void {
+    for (const answer of answers) this.#responded(answer.id, answer.result, "error" in answer && answer.error !== undefined);
+  }
+
   #responded(id: unknown, result: unknown, failed: boolean): void {
     if (typeof id !== "string" && typeof id !== "number") return;
-    const started = this.#awaitingId.get(idKey(id));
-    if (!started) return;
+    const awaiting = this.#awaitingId.get(idKey(id));
+    if (!awaiting) return;
     this.#awaitingId.delete(idKey(id));
-    const sessionId = (result as { sessionId?: unknown } | undefined)?.sessionId;
-    if (failed || typeof sessionId !== "string") {
-      void Promise.all(started.map((serverId) => this.#stop(serverId)));
+    const answered = (result as { sessionId?: unknown } | undefined)?.sessionId;
+    const sessionId = awaiting.sessionId ?? (typeof answered === "string" ? answered : null);
+    if (failed || sessionId === null) {
+      void Promise.all(awaiting.started.map((serverId) => this.#stop(serverId)));
       return;
     }
-    this.#bySession.set(sessionId, started);
+    this.#bySession.set(sessionId, awaiting.started);
   }
 
   async #stopSession(sessionId: string): Promise<void> {

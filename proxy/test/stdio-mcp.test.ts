@@ -38,6 +38,25 @@ describe("stdio MCP servers", () => {
     expect(p.garbage).toEqual([]);
   });
 
+  it("stops the servers of a session/load the service refuses, and of a deleted session", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const stdio = { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] };
+    const gone = async (serverId: string, n: string) => {
+      const answer = await fx.service.requestClient(`gone-${n}`, "mcp/message", { serverId, requestId: "r", method: "tools/list" });
+      return (answer["error"] as { message?: string } | undefined)?.message ?? "";
+    };
+    expect((await p.request("session/load", { sessionId: "no-such-session", cwd: process.cwd(), mcpServers: [stdio] }))["error"]).toBeDefined();
+    expect(await gone("hermes-proxy-stdio-1", "1")).toMatch(/no MCP server hermes-proxy-stdio-1 runs in this proxy/);
+
+    const created = await p.request("session/new", { cwd: process.cwd(), mcpServers: [stdio] });
+    const { sessionId } = created["result"] as { sessionId: string };
+    const listed = await fx.service.requestClient("alive", "mcp/message", { serverId: "hermes-proxy-stdio-2", requestId: "r", method: "tools/list" });
+    expect(listed["result"]).toBeDefined();
+    await p.request("session/delete", { sessionId });
+    expect(await gone("hermes-proxy-stdio-2", "2")).toMatch(/no MCP server hermes-proxy-stdio-2 runs in this proxy/);
+  });
+
   it("answers for a command that does not exist with a binding error", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
