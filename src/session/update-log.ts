@@ -11,6 +11,7 @@ import {
   notificationFrame,
   resultFrame,
   TURN_ENDED,
+  updateSeqMeta,
   wantsTurnEnded,
   type ErrorResponse,
   type RequestId,
@@ -99,12 +100,17 @@ export class UpdateLog {
 
   // --- the log -------------------------------------------------------------------
 
-  /** Logs an update under the next seq and sends it to every attached connection (or `only` one). */
-  emit(update: SessionUpdate, options: { exclude?: string | null; only?: string } = {}): number {
+  /**
+   * Logs an update under the next seq and sends it to every attached
+   * connection (or `only` one). A user's prompt names the connection it came
+   * through (`promptedThrough`), which is not sent it: its editor shows it already.
+   */
+  emit(update: SessionUpdate, options: { promptedThrough?: string | null; only?: string } = {}): number {
     const sessionId = this.store.record()!.sessionId;
-    const { seq, frame } = this.store.appendLog((seq) => notificationFrame("session/update", { sessionId, update, _meta: { hermes: { seq } } }));
+    const from = options.promptedThrough ?? undefined;
+    const { seq, frame } = this.store.appendLog((seq) => notificationFrame("session/update", { sessionId, update, _meta: updateSeqMeta(seq, from) }));
     if (options.only !== undefined) this.send(options.only, frame);
-    else for (const connectionId of this.#attached.keys()) if (connectionId !== options.exclude) this.send(connectionId, frame);
+    else for (const connectionId of this.#attached.keys()) if (connectionId !== from) this.send(connectionId, frame);
     return seq;
   }
 

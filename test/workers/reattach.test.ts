@@ -268,6 +268,8 @@ describe("several connections on one session", () => {
     expect(liveB.length).toBe(liveA.length + 1);
     const userB = liveB.filter((f) => f.params.update?.sessionUpdate === "user_message_chunk");
     expect(userB.map((f) => f.params.update.content)).toEqual([{ type: "text", text: `shared [[mock:${key}]]` }]);
+    // It names the connection it came through, so A, re-attaching after a drop, can tell it is its own.
+    expect(userB.map((f) => f.params._meta.hermes)).toEqual([{ seq: expect.any(Number), connectionId: a.connectionId }]);
     expect(liveB.filter((f) => !userB.includes(f)).map((f) => b.rawOf(f))).toEqual(liveA.map((f) => a.rawOf(f)));
     expect(b.agentText(sessionId)).toBe("xyz");
 

@@ -14,20 +14,35 @@ const hermes = <T extends z.ZodRawShape>(shape: T) => loose({ hermes: loose(shap
 
 // ---- session/update: `_meta.hermes.seq` -------------------------------------
 
-/** `session/update` params `_meta`: the update's position in the session's update log (from 1). */
-export const zUpdateSeqMeta = hermes({ seq: z.number().int() });
+/**
+ * `session/update` params `_meta`: the update's position in the session's
+ * update log (from 1) and, on a `user_message_chunk`, the connection whose
+ * prompt it is. That connection is not sent it live (its editor shows the
+ * prompt already); a client re-attaching after a drop tells its own by it.
+ */
+export const zUpdateSeqMeta = hermes({ seq: z.number().int(), connectionId: z.string().optional() });
 export type UpdateSeqMeta = z.infer<typeof zUpdateSeqMeta>;
 
-const zSessionUpdateSeq = loose({ sessionId: z.string(), _meta: zUpdateSeqMeta });
+const zSessionUpdateSeq = loose({ sessionId: z.string(), update: loose({ sessionUpdate: z.unknown() }).optional().catch(undefined), _meta: zUpdateSeqMeta });
 
-/** `session/update` params → session and `_meta.hermes.seq`, if both are there. */
-export function readUpdateSeq(params: unknown): { sessionId: string; seq: number } | undefined {
-  const parsed = zSessionUpdateSeq.safeParse(params);
-  return parsed.success ? { sessionId: parsed.data.sessionId, seq: parsed.data._meta.hermes.seq } : undefined;
+export interface UpdateSeq {
+  sessionId: string;
+  seq: number;
+  /** Set on a user's prompt: the connection it came through. */
+  promptedThrough?: string;
 }
 
-export function updateSeqMeta(seq: number): UpdateSeqMeta {
-  return { hermes: { seq } };
+/** `session/update` params → session and `_meta.hermes.seq`, if both are there. */
+export function readUpdateSeq(params: unknown): UpdateSeq | undefined {
+  const parsed = zSessionUpdateSeq.safeParse(params);
+  if (!parsed.success) return undefined;
+  const { sessionId, update, _meta } = parsed.data;
+  const promptedThrough = update?.sessionUpdate === "user_message_chunk" ? _meta.hermes.connectionId : undefined;
+  return { sessionId, seq: _meta.hermes.seq, ...(promptedThrough !== undefined ? { promptedThrough } : {}) };
+}
+
+export function updateSeqMeta(seq: number, promptedThrough?: string): UpdateSeqMeta {
+  return { hermes: { seq, ...(promptedThrough !== undefined ? { connectionId: promptedThrough } : {}) } };
 }
 
 // ---- session/load, session/resume params: `_meta.hermes.afterSeq` ----------

@@ -33,6 +33,8 @@ interface SessionState {
   setup: SessionSetup | undefined;
   /** Confirmed by the service (created, loaded or resumed): worth re-attaching. */
   attached: boolean;
+  /** The client's own `session/load` is replaying the whole history: its own prompts included. */
+  fullReplay: boolean;
 }
 
 interface SentOn {
@@ -102,7 +104,9 @@ export class ReconnectTracker {
     // again. Not on a re-send, though: the replay the client already got from
     // the first attempt must not start over.
     if (pending.method === M.session_load && pending.sessionId !== undefined && pending.sends === 1) {
-      this.#upsert(pending.sessionId).lastSeq = undefined;
+      const session = this.#upsert(pending.sessionId);
+      session.lastSeq = undefined;
+      session.fullReplay = true;
     }
   }
 
@@ -156,6 +160,11 @@ export class ReconnectTracker {
       const update = readUpdateSeq(params);
       if (update && !this.#advance(update.sessionId, update.seq)) {
         return { forward: false, answers: [], dropped: `session/update seq ${update.seq} already forwarded` };
+      }
+      // The service never sends a prompt's own connection its user_message_chunk; a re-attach's
+      // replay after a drop does, and the client shows that prompt already.
+      if (update?.promptedThrough !== undefined && this.#connectionIds.has(update.promptedThrough) && !this.#sessions.get(update.sessionId)?.fullReplay) {
+        return { forward: false, answers: [], dropped: `session/update seq ${update.seq} is the client's own prompt` };
       }
       return { forward: true, answers: [] };
     }
@@ -258,6 +267,7 @@ export class ReconnectTracker {
       case M.session_resume:
         if (pending.sessionId !== undefined) {
           const session = this.#upsert(pending.sessionId);
+          session.fullReplay = false;
           if (ok) {
             session.attached = true;
             session.setup = pending.setup ?? session.setup;
@@ -320,7 +330,7 @@ export class ReconnectTracker {
   #upsert(sessionId: string): SessionState {
     let session = this.#sessions.get(sessionId);
     if (!session) {
-      session = { lastSeq: undefined, setup: undefined, attached: false };
+      session = { lastSeq: undefined, setup: undefined, attached: false, fullReplay: false };
       this.#sessions.set(sessionId, session);
     }
     return session;

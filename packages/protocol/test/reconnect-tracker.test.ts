@@ -32,6 +32,22 @@ function withSession() {
   return t;
 }
 
+const userChunk = (sessionId: string, seq: number, connectionId: string) =>
+  frame({ method: "session/update", params: { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } }, _meta: { hermes: { seq, connectionId } } } });
+
+describe("ReconnectTracker: the client's own prompts in a replay", () => {
+  it("holds back a replayed user_message_chunk of its own prompt, but not another client's, nor its own in a load it asked for", () => {
+    const t = withSession();
+    expect(t.fromService(userChunk("s1", 1, "c1"))).toMatchObject({ forward: false, dropped: "session/update seq 1 is the client's own prompt" });
+    expect(t.fromService(userChunk("s1", 2, "zed-2")).forward).toBe(true);
+    t.clientRequest(...request(7, "session/load", { sessionId: "s1", cwd: "/work", mcpServers: [] }));
+    t.clientSent(7, "c1");
+    expect(t.fromService(userChunk("s1", 1, "c1")).forward).toBe(true); // the editor rebuilds its transcript
+    t.fromService(frame({ id: 7, result: {} }));
+    expect(t.fromService(userChunk("s1", 3, "c1")).forward).toBe(false);
+  });
+});
+
 describe("ReconnectTracker: duplicates", () => {
   it("forwards increasing seqs and holds back any seq at or below the last forwarded", () => {
     const t = withSession();
