@@ -17,7 +17,12 @@ import { searchRoutes } from "./search-routes.js";
 import { usageRoutes } from "./usage-routes.js";
 import { queryOf } from "./validate.js";
 
-const zListQuery = z.object({ cwd: z.string().min(1).optional(), cursor: z.string().max(512).optional() });
+const zListQuery = z.object({
+  cwd: z.string().min(1).optional(),
+  cursor: z.string().max(512).optional(),
+  /** As `session/list`'s filter: archived sessions are left out unless asked for. */
+  archived: z.enum(["exclude", "include", "only"]).optional(),
+});
 
 export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .use(bearerAuth())

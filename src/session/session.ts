@@ -37,7 +37,7 @@ import { SearchFeed } from "./search-feed.js";
 import type { SessionRecord } from "./session-record.js";
 import type { OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
 import { SettingsController } from "./session-settings.js";
-import { setClientTitle } from "./session-title.js";
+import { normalizeTitle, setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
@@ -191,7 +191,7 @@ export class Session {
       mode: source.mode,
       parentLineage: source.lineage,
     }, this.settings);
-    const title = source.title ? `Fork: ${source.title}` : null;
+    const title = source.title ? normalizeTitle(`Fork: ${source.title}`) : null;
     this.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
     if (title) this.indexWriter.update({ title });
     importSnapshot(this.store, snapshot, init.sessionId);

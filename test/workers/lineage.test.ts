@@ -210,6 +210,17 @@ describe("session/fork", () => {
     expect(listed.sessions.find((s: any) => s.sessionId === fork.sessionId)._meta.hermes).toMatchObject({ kind: "fork", parentId: sessionId });
   });
 
+  it("names a fork after its source, within the 200 characters of a title", async () => {
+    const client = await TestClient.ready();
+    const { sessionId } = await client.call("session/new", { cwd: CWD, mcpServers: [] });
+    await client.call("session/set_title", { sessionId, title: "t".repeat(200) });
+    const fork = await client.call("session/fork", { sessionId, cwd: CWD });
+    const listed = await client.call("session/list", { cwd: CWD });
+    const title: string = listed.sessions.find((s: any) => s.sessionId === fork.sessionId).title;
+    expect(title).toBe(`Fork: ${"t".repeat(194)}`);
+    client.close();
+  });
+
   it("does not copy a running turn", async () => {
     const client = await TestClient.ready();
     const { sessionId } = await client.call("session/new", { cwd: CWD, mcpServers: [] });

@@ -217,8 +217,15 @@ describe("session/archive and session/unarchive", () => {
     await client.call("session/archive", { sessionId });
     expect(ids(await listed(client, { cwd, archived: null }))).toEqual([other]);
     expect(ids(await listed(client, { cwd, archived: "exclude" }))).toEqual([other]);
-    const rest = await SELF.fetch(`http://hermes.test/v1/sessions?cwd=${encodeURIComponent(cwd)}`, { headers: { Authorization: "Bearer tok-alpha" } });
-    expect(ids(((await rest.json()) as { sessions: Frame[] }).sessions)).toEqual([other]);
+    const rest = async (extra = "") => {
+      const res = await SELF.fetch(`http://hermes.test/v1/sessions?cwd=${encodeURIComponent(cwd)}${extra}`, { headers: { Authorization: "Bearer tok-alpha" } });
+      return { status: res.status, body: (await res.json()) as { sessions?: Frame[]; error?: { code: number } } };
+    };
+    expect(ids((await rest()).body.sessions!)).toEqual([other]);
+    expect(ids((await rest("&archived=only")).body.sessions!)).toEqual([sessionId]);
+    expect(ids((await rest("&archived=include")).body.sessions!).sort()).toEqual([sessionId, other].sort());
+    const bad = await rest("&archived=maybe");
+    expect([bad.status, bad.body.error?.code]).toEqual([400, -32602]);
     client.close();
   });
 });
