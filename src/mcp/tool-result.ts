@@ -11,15 +11,26 @@ import { ToolError, type ToolOutcome } from "../tools/tool.js";
 
 /** Larger images reach the model as a description only, and the editor as a note (a log row holds 2 MB). */
 export const MAX_EDITOR_IMAGE_CHARS = 512 * 1024;
+/** What one result shows the editor in all, so that its update fits one log row with room to spare. */
+export const MAX_EDITOR_CONTENT_CHARS = 1536 * 1024;
 
 type Block = CallToolResult["content"][number];
 
 export function toolOutcome(tool: string, result: CallToolResult): ToolOutcome {
   const modelParts: string[] = [];
   const content: ToolCallContent[] = [];
+  let room = MAX_EDITOR_CONTENT_CHARS;
   for (const block of result.content ?? []) {
     modelParts.push(modelText(block));
-    content.push(editorContent(block));
+    // Several large images each under the image limit can still outgrow a row: past the budget, they are described.
+    let shown = editorContent(block);
+    let size = JSON.stringify(shown).length;
+    if (size > room) {
+      shown = previewBlock(`${modelText(block)} (not shown: the result is too large to show in full)`);
+      size = JSON.stringify(shown).length;
+    }
+    room -= size;
+    content.push(shown);
   }
   const structured = result.structuredContent;
   if (structured !== undefined && structured !== null) {

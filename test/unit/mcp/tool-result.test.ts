@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_EDITOR_IMAGE_CHARS, toolOutcome } from "../../../src/mcp/tool-result.js";
+import { MAX_EDITOR_CONTENT_CHARS, MAX_EDITOR_IMAGE_CHARS, toolOutcome } from "../../../src/mcp/tool-result.js";
 import { ToolError } from "../../../src/tools/tool.js";
 
 describe("toolOutcome", () => {
@@ -20,6 +20,15 @@ describe("toolOutcome", () => {
     const outcome = toolOutcome("s: t", { content: [{ type: "image", data, mimeType: "image/png" }] });
     expect(outcome.output).toBe("[image: image/png, 393,219 bytes]");
     expect(outcome.content).toEqual([{ type: "content", content: { type: "text", text: "[image: image/png, 393,219 bytes]" } }]);
+  });
+
+  it("shows several images only while they fit one log row together, and describes the rest", () => {
+    const image = { type: "image" as const, data: "A".repeat(MAX_EDITOR_IMAGE_CHARS - 1000), mimeType: "image/png" };
+    const { content } = toolOutcome("s: t", { content: [image, image, image, image, image] });
+    expect(JSON.stringify(content).length).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_CHARS);
+    const kinds = content.map((c) => (c.type === "content" ? c.content.type : c.type));
+    expect(kinds).toEqual(["image", "image", "image", "text", "text"]);
+    expect(JSON.stringify(content[3])).toContain("not shown: the result is too large to show in full");
   });
 
   it("describes binary embedded resources", () => {
