@@ -24,6 +24,8 @@ export class McpServer {
   #listing: Promise<void> | undefined;
   /** A list_changed arrived while connecting or listing: list again once that is over. */
   #relist = false;
+  /** Closed for good (its connection went away): nothing connects it again. */
+  #closed = false;
 
   constructor(
     /** The entry's `name`, as the editor wrote it. */
@@ -35,7 +37,7 @@ export class McpServer {
 
   /** Connects and lists the tools, both within the timeout; never throws. */
   start(): Promise<void> {
-    if (!this.connect) return Promise.resolve();
+    if (!this.connect || this.#closed) return Promise.resolve();
     this.status = "connecting";
     this.#listing = this.#start(this.connect).finally(() => this.#listed());
     return this.#listing;
@@ -68,6 +70,7 @@ export class McpServer {
   }
 
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    if (this.#closed) throw new ToolError(`MCP server "${this.name}" was closed: the editor connection that declared it went away.`);
     if (this.status !== "ready") {
       if (this.#reconnectUsed || !this.connect) throw new ToolError(`MCP server "${this.name}" is unavailable (${this.cause ?? this.status}).`);
       this.#reconnectUsed = true;
@@ -86,6 +89,7 @@ export class McpServer {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const link = this.#link;
     this.#link = undefined;
     this.status = "skipped";
@@ -104,19 +108,25 @@ export class McpServer {
   async #start(connect: (server: McpServer) => Promise<McpLink>): Promise<void> {
     await this.#link?.close().catch(() => undefined);
     this.#link = undefined;
-    let link: McpLink | undefined;
+    let linked: Promise<McpLink> | undefined;
     try {
       const tools = await withTimeout(async (signal) => {
-        link = await connect(this);
-        return link.listTools({ signal, timeoutMs: CONNECT_TIMEOUT_MS });
+        linked = connect(this);
+        return (await linked).listTools({ signal, timeoutMs: CONNECT_TIMEOUT_MS });
       });
+      const link = await linked!;
+      if (this.#closed) {
+        await link.close().catch(() => undefined);
+        return;
+      }
       this.#link = link;
       this.tools = tools;
       this.status = "ready";
       this.cause = undefined;
     } catch (err) {
-      this.#fail(err);
-      await (link as McpLink | undefined)?.close().catch(() => undefined);
+      if (!this.#closed) this.#fail(err);
+      // A link that arrives after the timeout (or was listing when it struck) is closed, not left open.
+      void (linked as Promise<McpLink> | undefined)?.then((link) => link.close()).catch(() => undefined);
     }
   }
 

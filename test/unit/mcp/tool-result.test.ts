@@ -24,7 +24,7 @@ describe("toolOutcome", () => {
 
   it("shows several images only while they fit one log row together, and describes the rest", () => {
     const image = { type: "image" as const, data: "A".repeat(MAX_EDITOR_IMAGE_CHARS - 1000), mimeType: "image/png" };
-    const { content } = toolOutcome("s: t", { content: [image, image, image, image, image] });
+    const content = toolOutcome("s: t", { content: [image, image, image, image, image] }).content ?? [];
     expect(JSON.stringify(content).length).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_CHARS);
     const kinds = content.map((c) => (c.type === "content" ? c.content.type : c.type));
     expect(kinds).toEqual(["image", "image", "image", "text", "text"]);
