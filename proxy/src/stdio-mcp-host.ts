@@ -16,7 +16,9 @@ import {
   MCP_MESSAGE,
   McpBindingError,
   notificationFrame,
+  requestCancelled,
   resultFrame,
+  toErrorResponse,
   zMcpMessageParams,
   zMcpServerEntry,
   type ClientAnswer,
@@ -36,6 +38,8 @@ export class StdioMcpHost {
   readonly #awaitingId = new Map<string, { started: string[]; sessionId: string | null }>();
   /** The last inner request id sent to each server: notifications are scoped to a request. */
   readonly #lastRequest = new Map<string, string>();
+  /** The service's `mcp/message` requests being answered here, by id: a `$/cancel_request` stops one. */
+  readonly #inFlight = new Map<string, AbortController>();
   #next = 1;
 
   constructor(
@@ -83,6 +87,13 @@ export class StdioMcpHost {
       this.#responded(frame.message.id, frame.message.result, frame.message.error !== undefined);
       return false;
     }
+    if (frame.kind === "notification" && frame.message.method === "$/cancel_request") {
+      // Ours to stop (the service gave up on it); the editor never saw that request.
+      const requestId = (frame.message.params as { requestId?: unknown } | undefined)?.requestId;
+      const inFlight = typeof requestId === "string" || typeof requestId === "number" ? this.#inFlight.get(idKey(requestId)) : undefined;
+      inFlight?.abort();
+      return inFlight !== undefined;
+    }
     if (frame.kind !== "request" || frame.message.method !== MCP_MESSAGE) return false;
     const parsed = zMcpMessageParams.safeParse(frame.message.params);
     if (!parsed.success || !parsed.data.serverId.startsWith("hermes-proxy-stdio-")) return false;
@@ -114,8 +125,11 @@ export class StdioMcpHost {
     }
     this.#lastRequest.set(params.serverId, params.requestId);
     const { _meta: _ignored, ...inner } = params.params ?? {};
-    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined);
-    if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
+    const controller = new AbortController();
+    this.#inFlight.set(idKey(id), controller);
+    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal).finally(() => this.#inFlight.delete(idKey(id)));
+    if (controller.signal.aborted) this.send(errorFrame(id, toErrorResponse(requestCancelled())));
+    else if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
     else if ("error" in outcome) this.send(resultFrame(id, { error: outcome.error }));
     else this.send(resultFrame(id, { result: params.method === "tools/call" ? boundMcpResult(outcome.result) : outcome.result }));
   }

@@ -46,7 +46,8 @@ export class StdioMcpServer {
     return this.#starting;
   }
 
-  async request(method: string, params: Record<string, unknown> | undefined): Promise<StdioOutcome> {
+  /** One request to the server; `signal` cancels it there too (MCP's `notifications/cancelled`). */
+  async request(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<StdioOutcome> {
     let failure = await this.start();
     // The agent reconnects a dead server by listing its tools again: that is when the process is started again, once.
     if (failure === null && this.#down !== null && method === "tools/list" && !this.#restarted && !this.#closed) {
@@ -58,7 +59,7 @@ export class StdioMcpServer {
     if (failure !== null) return { failed: failure };
     if (this.#down !== null) return { failed: `the MCP server process stopped: ${this.#down}` };
     try {
-      return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: 5 * 60_000, resetTimeoutOnProgress: true }) };
+      return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: 5 * 60_000, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}) }) };
     } catch (err) {
       if (err instanceof McpError && err.code !== -32000 && err.code !== -32001) return { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
       return { failed: this.#down ?? (err instanceof Error ? err.message : String(err)) };

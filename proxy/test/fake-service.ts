@@ -264,6 +264,11 @@ export class FakeService {
     return frame["method"] !== "_hermes/turn_ended" || this.#sockets.get(ws)?.turnEnded === true;
   }
 
+  /** Sends a notification to the client on every open socket. */
+  notifyClient(method: string, params: Json): void {
+    for (const ws of this.#sockets.keys()) send(ws, { jsonrpc: "2.0", method, params });
+  }
+
   /** Sends a request to the client on every open socket; resolves with the first response to it. */
   requestClient(id: string, method: string, params: Json): Promise<Json> {
     return new Promise((resolve) => {

@@ -57,6 +57,26 @@ describe("stdio MCP servers", () => {
     expect(await gone("hermes-proxy-stdio-2", "2")).toMatch(/no MCP server hermes-proxy-stdio-2 runs in this proxy/);
   });
 
+  it("stops a tool call the service cancels ($/cancel_request), answers it cancelled, and keeps the cancel from the editor", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }] });
+    await fx.service.requestClient("list", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r0", method: "tools/list" });
+    const started = Date.now();
+    const call = fx.service.requestClient("long", "mcp/message", {
+      serverId: "hermes-proxy-stdio-1",
+      requestId: "r1",
+      method: "tools/call",
+      params: { name: "trigger-long-running-operation", arguments: { duration: 30, steps: 30 } },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    fx.service.notifyClient("$/cancel_request", { requestId: "long" });
+    const answer = await call;
+    expect(answer["error"]).toMatchObject({ code: -32800 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(p.messages.some((m) => m.method === "$/cancel_request")).toBe(false);
+  });
+
   it("answers for a command that does not exist with a binding error", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
