@@ -22,13 +22,18 @@ export function fakeUpstreamAgent(hooks: FakeUpstreamHooks): AgentApp {
   return agent({ name: "fake-upstream" })
     .onRequest("initialize", (ctx) => {
       record({ kind: "initialize", clientCapabilities: ctx.params.clientCapabilities });
-      return { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: "fake-upstream", version: "1.0.0" } };
+      return { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { close: {} } }, agentInfo: { name: "fake-upstream", version: "1.0.0" } };
     })
     .onRequest("session/new", (ctx) => {
       const sessionId = `up-${crypto.randomUUID().slice(0, 8)}`;
       cwds.set(sessionId, ctx.params.cwd);
       record({ kind: "session/new", cwd: ctx.params.cwd, additionalDirectories: ctx.params.additionalDirectories ?? [] });
       return { sessionId };
+    })
+    .onRequest("session/close", (ctx) => {
+      record({ kind: "close", sessionId: ctx.params.sessionId });
+      cwds.delete(ctx.params.sessionId);
+      return {};
     })
     .onNotification("session/cancel", (ctx) => {
       record({ kind: "cancel", sessionId: ctx.params.sessionId });

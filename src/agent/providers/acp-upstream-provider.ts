@@ -52,6 +52,8 @@ export class AcpUpstreamProvider implements ModelProvider {
       if (ctx.params.sessionId === upstreamSession) events.push({ kind: "update", update: ctx.params.update });
     });
     let conn: ClientConnection | undefined;
+    /** The upstream frees a session on `session/close` (`sessionCapabilities.close`); each model call opens one. */
+    let canClose = false;
     const onAbort = () => events.push({ kind: "failed", error: signal.reason });
     signal.addEventListener("abort", onAbort);
     try {
@@ -70,6 +72,7 @@ export class AcpUpstreamProvider implements ModelProvider {
         signal,
       );
       if (init.protocolVersion !== PROTOCOL_VERSION) throw new Error(`it speaks ACP protocol version ${init.protocolVersion}, not ${PROTOCOL_VERSION}`);
+      canClose = init.agentCapabilities?.sessionCapabilities?.close != null;
       const session = await this.#step(
         "session/new",
         connection.agent.request("session/new", { cwd: this.call.cwd, additionalDirectories: this.call.additionalDirectories, mcpServers: [] }),
@@ -116,7 +119,11 @@ export class AcpUpstreamProvider implements ModelProvider {
       throw new ProviderError(`${this.label} failed: ${describe(err)}`, undefined, false, { cause: err });
     } finally {
       signal.removeEventListener("abort", onAbort);
-      conn?.close();
+      // A long-lived upstream (a proxy-hosted process) would otherwise keep every call's session.
+      const closing = conn && upstreamSession && canClose ? conn.agent.request("session/close", { sessionId: upstreamSession }).catch(() => undefined) : undefined;
+      const connection = conn;
+      if (closing) void withTimeoutOf(closing, this.call.timeoutMs).finally(() => connection?.close());
+      else conn?.close();
     }
   }
 
@@ -181,4 +188,10 @@ class EventQueue {
       };
     });
   }
+}
+
+/** Waits for `promise`, at most `ms`. */
+function withTimeoutOf(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }

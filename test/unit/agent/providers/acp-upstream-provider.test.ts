@@ -2,7 +2,7 @@
  * The upstream provider against the fake upstream agent (official SDK agent
  * API) over in-memory streams: what the editor's side of the session sees.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AcpUpstreamProvider, UpstreamUnavailable, type UpstreamEndpoint } from "../../../../src/agent/providers/acp-upstream-provider.js";
 import type { ModelDelta, ModelRequest, ModelResult } from "../../../../src/agent/model-provider.js";
 import type { ClientPort, GateRequest, ToolContext } from "../../../../src/tools/tool.js";
@@ -116,6 +116,8 @@ describe("AcpUpstreamProvider", () => {
     expect(result).toEqual({ finishReason: "stop", toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } });
     expect(events[0]).toMatchObject({ kind: "initialize", clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } });
     expect(events[1]).toMatchObject({ kind: "session/new", cwd: CWD });
+    // The call's session is closed at its end: a long-lived upstream does not pile them up.
+    await vi.waitFor(() => expect(events.filter((e) => e.kind === "close")).toHaveLength(1));
   });
 
   it("sends the flattened transcript with the tool specs and reads a <tool_call> back", async () => {
