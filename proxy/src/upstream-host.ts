@@ -133,7 +133,7 @@ class HostedUpstream {
   #start(): ChildProcess {
     this.log.info(`starting upstream ${this.id}: ${this.command}`);
     // A shell runs the command line as the user wrote it; its own process group lets kill() end the agent too.
-    const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
+    const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", env: agentEnvironment(process.env) });
     this.#child = child;
     createInterface({ input: child.stdout! }).on("line", (line) => this.#fromProcess(line));
     createInterface({ input: child.stderr! }).on("line", (line) => this.log.debug(`[upstream ${this.id}] ${line}`));
@@ -185,4 +185,10 @@ class HostedUpstream {
     this.send(answer);
     return answer;
   }
+}
+
+/** The user's environment for an agent the proxy starts, without the proxy's own credential for the service. */
+export function agentEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { HERMES_EDGE_TOKEN: _token, ...rest } = env;
+  return rest;
 }

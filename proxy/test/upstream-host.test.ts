@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/log.js";
-import { OFFLINE_LIMIT, UpstreamHost } from "../src/upstream-host.js";
+import { agentEnvironment, OFFLINE_LIMIT, UpstreamHost } from "../src/upstream-host.js";
 
 // Answers each request with the method and how many requests it has seen; says "hi" when told to.
 const AGENT = `
@@ -40,6 +40,12 @@ const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 20));
   expect(check()).toBe(true);
 };
+
+describe("agentEnvironment", () => {
+  it("passes the user's environment to a hosted agent, without the proxy's own service token", () => {
+    expect(agentEnvironment({ PATH: "/bin", HOME: "/home/u", GITHUB_TOKEN: "gh", HERMES_EDGE_TOKEN: "secret" })).toEqual({ PATH: "/bin", HOME: "/home/u", GITHUB_TOKEN: "gh" });
+  });
+});
 
 describe("UpstreamHost across a reconnect", () => {
   it("holds what the agent says while offline and sends it, in order, once online", async () => {

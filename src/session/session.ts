@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { invalidRequest, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, isStdioEntry, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -363,7 +363,9 @@ export class Session {
   }
 
   /** The servers a connection declares live with its attachment, in memory and (for an eviction) in storage. */
-  #attachMcp(connectionId: string, entries: McpServerEntry[]): void {
+  #attachMcp(connectionId: string, declared: McpServerEntry[]): void {
+    // A stdio server cannot run here (the proxy runs them): its environment, often secrets, is not kept.
+    const entries = declared.map((e) => (isStdioEntry(e) ? { ...e, env: [] } : e));
     this.store.saveMcpServers(connectionId, entries);
     this.mcp.attach(connectionId, entries);
   }

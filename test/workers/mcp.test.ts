@@ -7,6 +7,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SessionStore } from "../../src/session/session-store.js";
 import { McpBackend } from "./mcp-backend.js";
 import { mockCalls, mockScript, ScriptedEditor, select, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
 
@@ -246,9 +247,14 @@ describe("servers that cannot be used never break the session", () => {
       { type: "http", name: "remote", url: "https://mcp.invalid/mcp", headers: [] },
       { type: "http", name: "local", url: "http://127.0.0.1:9/mcp", headers: [] },
       { type: "sse", name: "old", url: "http://localhost:9/sse", headers: [] },
-      { name: "files", command: "/usr/bin/mcp-files", args: [], env: [] },
+      { name: "files", command: "/usr/bin/mcp-files", args: [], env: [{ name: "FILES_API_KEY", value: "secret-value" }] },
     ];
     const { editor, sessionId, key } = await setup(servers);
+    // The stdio server cannot run here, so its environment (a secret, often) is not kept in storage.
+    // (Stored right after the response goes out, so it is polled for.)
+    const stored = () => runInDurableObject(env.SESSION.get(env.SESSION.idFromName(sessionId)), (_i, ctx) => new SessionStore(ctx.storage.sql).mcpServers());
+    await expect.poll(async () => (await stored()).flatMap((s) => s.entries as { name: string; env?: unknown }[]).find((e) => e.name === "files")?.env).toEqual([]);
+    expect(JSON.stringify(await stored())).not.toContain("secret-value");
     const texts = (await notices(editor, sessionId, 4)).join("");
     expect(texts).toMatch(/MCP server "remote" \(http\): unavailable: /);
     expect(texts).toMatch(/MCP server "local" \(http\): unavailable: 127\.0\.0\.1 is a local or private address.*HERMES_ALLOW_PRIVATE_MCP=1/);

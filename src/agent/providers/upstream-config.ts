@@ -7,6 +7,7 @@ import { z } from "zod";
 
 export const UPSTREAM_MODEL_PREFIX = "acp:";
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
+const MAX_TIMER_MS = 2_147_483_647;
 
 const zId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-'");
 
@@ -27,7 +28,8 @@ export interface UpstreamSettings {
 
 export function upstreamSettings(env: { HERMES_ACP_UPSTREAMS?: string | undefined; HERMES_ACP_UPSTREAM_TIMEOUT_MS?: string | undefined }): UpstreamSettings {
   const timeout = Number(env.HERMES_ACP_UPSTREAM_TIMEOUT_MS?.trim() || NaN);
-  const timeoutMs = Number.isInteger(timeout) && timeout > 0 ? timeout : DEFAULT_UPSTREAM_TIMEOUT_MS;
+  // setTimeout fires at once past 2^31 - 1 ms, so a larger value falls back to the default too.
+  const timeoutMs = Number.isInteger(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS ? timeout : DEFAULT_UPSTREAM_TIMEOUT_MS;
   const raw = env.HERMES_ACP_UPSTREAMS?.trim();
   if (!raw) return { remote: [], timeoutMs };
   let json: unknown;

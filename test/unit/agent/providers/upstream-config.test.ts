@@ -32,6 +32,8 @@ describe("upstreamSettings", () => {
     expect(upstreamSettings({ HERMES_ACP_UPSTREAM_TIMEOUT_MS: "5000" }).timeoutMs).toBe(5000);
     expect(upstreamSettings({ HERMES_ACP_UPSTREAM_TIMEOUT_MS: "-1" }).timeoutMs).toBe(120_000);
     expect(upstreamSettings({ HERMES_ACP_UPSTREAM_TIMEOUT_MS: "soon" }).timeoutMs).toBe(120_000);
+    // Past what a timer can hold it would fire at once.
+    expect(upstreamSettings({ HERMES_ACP_UPSTREAM_TIMEOUT_MS: "3000000000" }).timeoutMs).toBe(120_000);
   });
 
   it("lists acp:<id> models after the configured ones", () => {
