@@ -122,7 +122,7 @@ export class AcpUpstreamProvider implements ModelProvider {
       // A long-lived upstream (a proxy-hosted process) would otherwise keep every call's session.
       const closing = conn && upstreamSession && canClose ? conn.agent.request("session/close", { sessionId: upstreamSession }).catch(() => undefined) : undefined;
       const connection = conn;
-      if (closing) void withTimeoutOf(closing, this.call.timeoutMs).finally(() => connection?.close());
+      if (closing) void withTimeoutOf(closing, Math.min(this.call.timeoutMs, CLOSE_WAIT_MS)).finally(() => connection?.close());
       else conn?.close();
     }
   }
@@ -189,6 +189,9 @@ class EventQueue {
     });
   }
 }
+
+/** How long a call's connection stays open for the upstream's answer to `session/close`. */
+const CLOSE_WAIT_MS = 10_000;
 
 /** Waits for `promise`, at most `ms`. */
 function withTimeoutOf(promise: Promise<unknown>, ms: number): Promise<unknown> {
