@@ -11,7 +11,7 @@ import type { LeaseRequest } from "../tenant/lease-book.js";
 import { parseDefaultLimits, type LimitOverrides, type TenantLimits } from "../tenant/limits.js";
 import { TenantLedger, type AcquireOutcome, type LimitsView } from "../tenant/tenant-ledger.js";
 import { TenantStore } from "../tenant/tenant-store.js";
-import type { BatchMark, UsageDelta } from "../tenant/usage.js";
+import type { UsageBatch } from "../tenant/usage.js";
 
 export class TenantObject extends DurableObject<Env> {
   readonly #ledger: TenantLedger;
@@ -66,12 +66,12 @@ export class TenantObject extends DurableObject<Env> {
     return this.#logged("renew", () => this.#ledger.renew(leaseId, ttlMs));
   }
 
-  release(leaseId: string, usage?: UsageDelta, batch?: BatchMark): Promise<void> {
-    return this.#logged("release", () => this.#ledger.release(leaseId, usage, batch));
+  release(leaseId: string, usage?: UsageBatch): Promise<void> {
+    return this.#logged("release", () => this.#ledger.release(leaseId, usage));
   }
 
-  recordUsage(delta: UsageDelta, batch?: BatchMark): Promise<void> {
-    return this.#logged("recordUsage", () => this.#ledger.record(delta, batch));
+  recordUsage(usage: UsageBatch): Promise<void> {
+    return this.#logged("recordUsage", () => this.#ledger.record(usage));
   }
 
   /** Writes pending usage to D1 now (before usage is read); false when D1 failed (the alarm retries). */

@@ -13,7 +13,7 @@
  */
 import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
-import { addUsage, emptyUsage, type UsageBatch, type UsageDelta } from "./usage.js";
+import { addUsage, emptyUsage, usageBatch, type UsageBatch, type UsageDelta } from "./usage.js";
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
@@ -114,7 +114,7 @@ export class SessionSlots {
     if (!record) return undefined;
     if (record.usageBatch) return record.usageBatch;
     if (!record.pendingUsage) return undefined;
-    const batch = { id: crypto.randomUUID(), at: Date.now(), delta: record.pendingUsage };
+    const batch = usageBatch(record.pendingUsage);
     this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
     return batch;
   }

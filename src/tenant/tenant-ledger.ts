@@ -11,7 +11,7 @@ import type { UsageIndex } from "../db/usage-index.js";
 import { decideLease, liveLeases, type Lease, type LeaseRequest, type LimitRefusal } from "./lease-book.js";
 import { effectiveLimits, type LimitOverrides, type TenantLimits } from "./limits.js";
 import type { TenantStore } from "./tenant-store.js";
-import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type BatchMark, type UsageDelta } from "./usage.js";
+import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageBatch } from "./usage.js";
 
 /** A lease lives this long unless renewed; holders renew from their 30 s heartbeat. */
 export const LEASE_TTL_MS = 90_000;
@@ -83,20 +83,20 @@ export class TenantLedger {
   }
 
   /** Gives a lease back, with the usage of the turns it covered when there is any. */
-  async release(leaseId: string, usage?: UsageDelta, batch?: BatchMark): Promise<void> {
+  async release(leaseId: string, usage?: UsageBatch): Promise<void> {
     this.#d.store.deleteLease(leaseId);
-    if (usage) await this.record(usage, batch);
+    if (usage) await this.record(usage);
   }
 
   /**
    * Adds turns' or sub-agents' usage to today; D1 gets it from the next flush.
    * A batch seen before adds nothing: the reply to its first send was lost.
    */
-  async record(delta: UsageDelta, batch?: BatchMark): Promise<void> {
+  async record(batch: UsageBatch): Promise<void> {
     const now = this.#d.now();
-    if (batch && (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id))) return;
-    this.#d.store.addToDay(utcDay(now), delta);
-    if (batch) this.#d.store.rememberBatch(batch.id, now);
+    if (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id)) return;
+    this.#d.store.addToDay(utcDay(now), batch.delta);
+    this.#d.store.rememberBatch(batch.id, now);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 

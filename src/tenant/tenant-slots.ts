@@ -26,14 +26,14 @@
  *   `maxConcurrentSubagents`; it throws -32003 only for the daily token
  *   budget, which fails that sub-agent's task with the message.
  * - Renew as above while it runs; when it ends, `releaseLease` and
- *   `recordUsage(env, tenant, { subagents: 1, modelCalls, inputTokens, outputTokens, toolCalls })`.
+ *   `recordUsage(env, tenant, usageBatch({ subagents: 1, modelCalls, inputTokens, outputTokens, toolCalls }))`.
  * @module
  */
 import type { Env } from "../env.js";
 import type { LeaseKind, LimitRefusal } from "./lease-book.js";
 import { LEASE_TTL_MS } from "./tenant-ledger.js";
 import { tenantLimitError } from "./tenant-limit-error.js";
-import type { UsageBatch, UsageDelta } from "./usage.js";
+import type { UsageBatch } from "./usage.js";
 
 export type TenantEnv = Pick<Env, "TENANT">;
 
@@ -103,16 +103,15 @@ export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LE
 
 /** Gives the lease back; `usage`, when given, is added to today's in the same call (once per batch id). */
 export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageBatch): Promise<void> {
-  await tenantStub(env, lease.tenant).release(lease.id, usage?.delta, usage && { id: usage.id, at: usage.at });
+  await tenantStub(env, lease.tenant).release(lease.id, usage);
 }
 
 /**
  * Adds finished turns' (`turns`) or sub-agents' (`subagents`) counts to today's
  * usage; a batch is counted once however often it is sent.
  */
-export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageDelta | UsageBatch): Promise<void> {
-  if ("delta" in usage) await tenantStub(env, tenant).recordUsage(usage.delta, { id: usage.id, at: usage.at });
-  else await tenantStub(env, tenant).recordUsage(usage);
+export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageBatch): Promise<void> {
+  await tenantStub(env, tenant).recordUsage(usage);
 }
 
 /** Writes the tenant's pending usage to D1, so a read right after sees every finished turn. */

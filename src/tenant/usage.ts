@@ -28,14 +28,15 @@ export type UsageDelta = z.infer<typeof zUsageDelta>;
  * Usage a session sends under an id. A send whose reply was lost is repeated
  * with the same id, and the tenant object counts each id once.
  */
-export interface UsageBatch extends BatchMark {
+export interface UsageBatch {
+  id: string;
+  /** When it was made (ms); the tenant object remembers ids for a while only. */
+  at: number;
   delta: UsageDelta;
 }
 
-/** What the tenant object needs to count a batch once: its id, and when it was made (ms). */
-export interface BatchMark {
-  id: string;
-  at: number;
+export function usageBatch(delta: UsageDelta, at = Date.now()): UsageBatch {
+  return { id: crypto.randomUUID(), at, delta };
 }
 
 export const DAY_MS = 86_400_000;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { UsageIndex } from "../../src/db/usage-index.js";
 import { FLUSH_DELAY_MS, FLUSH_RETRY_MS, TenantLedger } from "../../src/tenant/tenant-ledger.js";
 import { TenantStore } from "../../src/tenant/tenant-store.js";
-import { utcDay, type UsageDay } from "../../src/tenant/usage.js";
+import { usageBatch, utcDay, type UsageDay } from "../../src/tenant/usage.js";
 import { acquireTurn, recordUsage } from "../../src/tenant/tenant-slots.js";
 import { sleep } from "./acp-test-client.js";
 import { uniqueTenant } from "./admin-client.js";
@@ -60,7 +60,7 @@ describe("tenant ledger", () => {
         const granted = ledger.acquire({ kind: "turn", holder: "s", ttlMs: 60_000 });
         if (!granted.ok) throw new Error("refused");
         ledger.renew(granted.lease.id, 60_000);
-        await ledger.release(granted.lease.id, { turns: 1, modelCalls: 2, inputTokens: 10 });
+        await ledger.release(granted.lease.id, usageBatch({ turns: 1, modelCalls: 2, inputTokens: 10 }));
       }
       // Each turn's usage asked for a flush within a second; none has written D1 yet.
       expect(flushRequests).toEqual([FLUSH_DELAY_MS, FLUSH_DELAY_MS, FLUSH_DELAY_MS]);
@@ -95,7 +95,7 @@ describe("tenant ledger", () => {
     usage.failNext = true;
     const alarmAt = await inTenantObject(tenant, async (ctx) => {
       const ledger = ledgerFor(ctx, tenant, usage);
-      await ledger.record({ turns: 1, inputTokens: 7 });
+      await ledger.record(usageBatch({ turns: 1, inputTokens: 7 }));
       expect(await ledger.flush()).toBe(false);
       return ctx.storage.getAlarm();
     });
@@ -112,10 +112,10 @@ describe("tenant ledger", () => {
     let clock = Date.parse("2026-03-01T23:59:59Z");
     await inTenantObject(tenant, async (ctx) => {
       const ledger = ledgerFor(ctx, tenant, usage, () => clock);
-      await ledger.record({ turns: 1 });
+      await ledger.record(usageBatch({ turns: 1 }));
       await ledger.flush();
       clock = Date.parse("2026-03-02T00:00:01Z");
-      await ledger.record({ turns: 2 });
+      await ledger.record(usageBatch({ turns: 2 }));
       await ledger.flush();
     });
     expect(usage.writes.map((w) => w.map((d) => [d.date, d.turns]))).toEqual([[["2026-03-01", 1]], [["2026-03-02", 2]]]);
@@ -123,7 +123,7 @@ describe("tenant ledger", () => {
 
   it("flushes from an alarm that starts the object anew, where the runtime gives no name", async () => {
     const tenant = uniqueTenant();
-    await recordUsage(env, tenant, { turns: 1, inputTokens: 5 });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, inputTokens: 5 }));
     await abortAllDurableObjects(); // as in a deploy: the alarm wakes a fresh instance by id alone
     for (let i = 0; i < 60 && !(await d1Day(tenant, utcDay(Date.now()))); i++) await sleep(50);
     expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 1, model_calls: 0, input_tokens: 5 });

@@ -6,7 +6,7 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease } from "../../src/tenant/tenant-slots.js";
-import { utcDay } from "../../src/tenant/usage.js";
+import { usageBatch, utcDay } from "../../src/tenant/usage.js";
 import { sleep } from "./acp-test-client.js";
 import { admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
 
@@ -114,10 +114,10 @@ describe("sub-agent slots", () => {
 describe("daily token budget", () => {
   it("refuses turns and sub-agents once today's tokens reach dailyTokens, with retryAfterSeconds until 00:00 UTC", async () => {
     const tenant = await withLimits({ dailyTokens: 1_000 });
-    await recordUsage(env, tenant, { turns: 1, modelCalls: 1, inputTokens: 600, outputTokens: 300 });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 1, inputTokens: 600, outputTokens: 300 }));
     const lease = await acquireTurn(env, tenant, "s");
     await releaseLease(env, lease);
-    await recordUsage(env, tenant, { turns: 1, modelCalls: 1, inputTokens: 50, outputTokens: 50 });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 1, inputTokens: 50, outputTokens: 50 }));
     const err = await refusal(acquireTurn(env, tenant, "s"));
     expect(err.code).toBe(-32003);
     const data = err.data as { limit: string; used: number; max: number; retryAfterSeconds: number };
@@ -169,10 +169,10 @@ describe("usage", () => {
   it("adds up several turns and a sub-agent per UTC day for GET /v1/usage and GET /v1/admin/usage", async () => {
     const tenant = uniqueTenant();
     const { key } = await createKey(tenant);
-    await recordUsage(env, tenant, { turns: 1, modelCalls: 2, inputTokens: 100, outputTokens: 20, toolCalls: 1 });
-    await recordUsage(env, tenant, { turns: 1, modelCalls: 3, inputTokens: 300, outputTokens: 40, toolCalls: 2 });
-    await recordUsage(env, tenant, { subagents: 1, modelCalls: 1, inputTokens: 50, outputTokens: 5 });
-    await recordUsage(env, uniqueTenant(), { turns: 5, inputTokens: 9_999 });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 2, inputTokens: 100, outputTokens: 20, toolCalls: 1 }));
+    await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 3, inputTokens: 300, outputTokens: 40, toolCalls: 2 }));
+    await recordUsage(env, tenant, usageBatch({ subagents: 1, modelCalls: 1, inputTokens: 50, outputTokens: 5 }));
+    await recordUsage(env, uniqueTenant(), usageBatch({ turns: 5, inputTokens: 9_999 }));
     const today = utcDay(Date.now());
     const expected = { turns: 2, modelCalls: 6, inputTokens: 450, outputTokens: 65, toolCalls: 3, subagents: 1 };
 

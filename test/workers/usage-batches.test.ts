@@ -11,7 +11,7 @@ import { SessionStore } from "../../src/session/session-store.js";
 import { SessionSlots } from "../../src/tenant/session-slots.js";
 import { BATCH_MEMORY_MS } from "../../src/tenant/tenant-ledger.js";
 import { flushUsage, recordUsage, type TenantEnv } from "../../src/tenant/tenant-slots.js";
-import { utcDay } from "../../src/tenant/usage.js";
+import { usageBatch, utcDay } from "../../src/tenant/usage.js";
 import { uniqueTenant } from "./admin-client.js";
 
 async function today(tenant: string) {
@@ -63,15 +63,15 @@ async function oneTurn(slots: SessionSlots, inputTokens: number): Promise<void> 
 describe("usage batches", () => {
   it("are counted once per id by the tenant object, also after it restarts, and not at all past the 7 days it remembers ids", async () => {
     const tenant = uniqueTenant();
-    const batch = { id: crypto.randomUUID(), at: Date.now(), delta: { turns: 1, inputTokens: 10 } };
+    const batch = usageBatch({ turns: 1, inputTokens: 10 });
     await recordUsage(env, tenant, batch);
     await recordUsage(env, tenant, batch);
     expect(await today(tenant)).toEqual({ turns: 1, input_tokens: 10 });
     await abortAllDurableObjects();
     await recordUsage(env, tenant, batch);
-    await recordUsage(env, tenant, { id: crypto.randomUUID(), at: Date.now(), delta: { turns: 1, inputTokens: 5 } });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, inputTokens: 5 }));
     // Older than the ids are kept: it must have been counted when it was new.
-    await recordUsage(env, tenant, { id: crypto.randomUUID(), at: Date.now() - BATCH_MEMORY_MS - 60_000, delta: { turns: 9 } });
+    await recordUsage(env, tenant, usageBatch({ turns: 9 }, Date.now() - BATCH_MEMORY_MS - 60_000));
     expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
   });
 
