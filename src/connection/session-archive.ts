@@ -19,10 +19,12 @@ export async function ownedSession(connection: Connection, sessionId: string): P
 
 /**
  * `open`: some connection has it active (a turn may be running, editors may be
- * attached); `saved`: closed, archived or a finished sub-agent, to be loaded or resumed.
+ * attached), archived or not; `saved`: closed or a finished sub-agent, to be
+ * loaded or resumed. Archiving closes a session, but a client may load it again
+ * without unarchiving it, and then it is in memory like any other.
  */
 export function statusOf(row: SessionRow): SessionStatusResponse {
-  return { status: row.status === "active" && !row.archived ? "open" : "saved" };
+  return { status: row.status === "active" ? "open" : "saved" };
 }
 
 /** Closes the session first if it is active (as `session/close` would), then archives it; twice is fine. */

@@ -137,6 +137,14 @@ describe("session/status", () => {
     client.close();
   });
 
+  it("says open for an archived session that was loaded again without unarchiving it", async () => {
+    const { client, sessionId, cwd } = await fresh();
+    await client.call("session/archive", { sessionId });
+    expect((await client.request("session/load", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+    expect(await client.call("session/status", { sessionId })).toEqual({ status: "open" });
+    client.close();
+  });
+
   it("has no side effects: it neither reopens a session nor attaches the asking connection", async () => {
     const { client, sessionId, cwd } = await fresh();
     await client.call("session/close", { sessionId });
