@@ -13,6 +13,7 @@ import { bearerAuth, type AuthVariables } from "./auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { subagentRoutes } from "./subagent-routes.js";
 import { memoryRoutes } from "./memory-routes.js";
+import { ownedSessionObject } from "./owned-session.js";
 import { searchRoutes } from "./search-routes.js";
 import { usageRoutes } from "./usage-routes.js";
 import { queryOf } from "./validate.js";
@@ -44,8 +45,8 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     return c.json({ sessionId: c.req.param("id"), chain: chain.map(segmentView), truncated: chain.length >= MAX_LINEAGE_LINKS });
   })
   .get("/sessions/:id/history", async (c) => {
-    const id = c.req.param("id");
-    const outcome = await c.env.SESSION.get(c.env.SESSION.idFromName(id)).readHistory(c.get("tenant"));
+    const session = await ownedSessionObject(c.env, c.get("tenant"), c.req.param("id"));
+    const outcome = await session.readHistory(c.get("tenant"));
     if (!outcome.ok) throw notFound();
     return c.json(outcome.result);
   })

@@ -12,6 +12,7 @@ import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
 import type { AuthVariables } from "./auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
+import { ownedSessionObject } from "./owned-session.js";
 
 const zId = z.string().min(1).max(128);
 
@@ -47,11 +48,10 @@ export function subagentInfo(row: SessionRow) {
 }
 
 async function control(env: Env, tenant: string, sessionId: string, command: SubagentCommand): Promise<Response> {
-  if (!zId.safeParse(sessionId).success || ("subagentId" in command && !zId.safeParse(command.subagentId).success)) {
-    throw notFound("no such session");
-  }
+  if ("subagentId" in command && !zId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session");
+  const session = await ownedSessionObject(env, tenant, sessionId);
   // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
-  const outcome = (await env.SESSION.get(env.SESSION.idFromName(sessionId)).subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;
+  const outcome = (await session.subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;
   if (outcome.ok) return Response.json(outcome.result);
   const detail = (outcome.error.data as { detail?: string } | undefined)?.detail ?? outcome.error.message;
   if (outcome.error.code === ErrorCode.resourceNotFound) throw notFound(detail);

@@ -1,4 +1,5 @@
 /** Every REST route answers errors in one shape: {"error": {"code", "message", "data"?}}, code a JSON-RPC code. */
+import { env, listDurableObjectIds } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, json } from "./admin-client.js";
 
@@ -28,6 +29,19 @@ describe("REST errors", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(await res.json(), `${method} ${path}`).toEqual(NO_SUCH_SESSION);
     }
+  });
+
+  it("never wakes a session object for an id the index does not know", async () => {
+    const id = crypto.randomUUID();
+    for (const [method, path] of [
+      ["GET", `/v1/sessions/${id}/history`],
+      ["POST", `/v1/sessions/${id}/subagents/pause`],
+      ["POST", `/v1/sessions/${id}/subagents/${crypto.randomUUID()}/interrupt`],
+    ] as const) {
+      expect((await call(path, { method, token: "tok-alpha" })).status, `${method} ${path}`).toBe(404);
+    }
+    const created = (await listDurableObjectIds(env.SESSION)).map((objectId) => objectId.toString());
+    expect(created).not.toContain(env.SESSION.idFromName(id).toString());
   });
 
   it("answers a bad query with 400 -32602 and the zod issues", async () => {
