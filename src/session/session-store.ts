@@ -50,6 +50,7 @@ export interface AttachmentRow {
 
 export class SessionStore {
   #record: SessionRecord | null | undefined;
+  #closed = false;
   #lastSeq: number | undefined;
 
   constructor(private readonly sql: SqlStorage) {}
@@ -64,7 +65,18 @@ export class SessionStore {
     this.sql.exec(`INSERT INTO schema_version (version) VALUES (?)`, MIGRATIONS.length);
   }
 
+  /**
+   * The object's storage is being wiped (`session/delete`): from now on this
+   * store answers as if there were no session and keeps no record, so what the
+   * old instance still has in flight cannot write one into the fresh storage.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#record = null;
+  }
+
   record(): SessionRecord | null {
+    if (this.#closed) return null;
     if (this.#record === undefined) {
       const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'session'`).toArray()[0];
       this.#record = row ? (JSON.parse(row.value) as SessionRecord) : null;
@@ -73,6 +85,7 @@ export class SessionStore {
   }
 
   saveRecord(record: SessionRecord): void {
+    if (this.#closed) return;
     this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('session', ?)`, JSON.stringify(record));
     this.#record = record;
   }

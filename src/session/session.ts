@@ -266,6 +266,7 @@ export class Session {
     await this.searchFeed.deleteSession(record.sessionId);
     await this.index.delete(record.sessionId);
     await this.segments.deleteForSession(record.sessionId);
+    this.store.close();
     await this.host.wipe();
     return {};
   }

@@ -17,6 +17,8 @@ import { addUsage, emptyUsage, usageBatch, type UsageBatch, type UsageDelta } fr
 
 export class SessionSlots {
   #turn: TenantLease | null = null;
+  /** The queue wants the turn slot (from `holdTurn` until `releaseTurn`); a renewal's re-take alone does not. */
+  #wanted = false;
   /** The usage send in flight (see `sendUsage`). */
   #sending: Promise<void> | null = null;
 
@@ -31,15 +33,28 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
+    this.#wanted = true;
+    await this.#takeTurn();
+  }
+
+  async #takeTurn(): Promise<void> {
     if (this.store.record()?.pendingUsage || this.store.record()?.usageBatch) await this.sendUsage();
-    const record = this.store.record()!;
+    const record = this.store.record();
+    if (!record) throw new Error("the session was deleted");
     const held = this.#turn;
-    this.#turn = await acquireTurn(this.env, record.tenant, record.sessionId);
-    if (held?.id !== this.#turn.id) this.store.updateRecord({ tenantLease: this.#turn });
+    const lease = await acquireTurn(this.env, record.tenant, record.sessionId);
+    if (!this.store.record()) {
+      // Deleted while the slot was on its way: nothing else would give it back.
+      await releaseLease(this.env, lease).catch((err) => console.error("releasing a deleted session's turn slot failed; it expires on its own", err));
+      throw new Error("the session was deleted while its turn slot was being taken");
+    }
+    this.#turn = lease;
+    if (held?.id !== lease.id) this.store.updateRecord({ tenantLease: lease });
   }
 
   /** The queue is drained (or the session closes): the slot goes back. */
   async releaseTurn(): Promise<void> {
+    this.#wanted = false;
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
     if (!lease) return this.sendUsage();
@@ -63,7 +78,9 @@ export class SessionSlots {
     // The queue may have given the slot back while the renewal was on its way.
     if (this.#turn !== lease) return;
     this.#turn = null;
-    await this.holdTurn().catch((err) => console.warn("a turn slot expired and could not be taken again", err));
+    await this.#takeTurn().catch((err) => console.warn("a turn slot expired and could not be taken again", err));
+    // The queue drained while the slot was being taken again: it goes back now, not when it expires.
+    if (!this.#wanted && this.#turn) await this.releaseTurn();
   }
 
   /** A sub-agent's slot: waits while the tenant is at its limit; resolves to its release. */
