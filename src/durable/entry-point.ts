@@ -31,8 +31,9 @@ export function answer<T>(where: EntryContext, fn: () => T | Promise<T>): Promis
     } catch (err) {
       if (isAnswer(err)) throw err;
       logUnexpected(where, err);
-      // Logged here with its context; the caller gets the message and nothing internal.
-      throw internalError(err instanceof Error ? err.message : String(err));
+      // Logged here with its context; the caller learns nothing internal (a query's
+      // error message, for one, carries its SQL and its parameters).
+      throw internalError();
     }
   });
 }

@@ -71,14 +71,15 @@ export function fromErrorResponse(body: ErrorResponse): RequestError {
 
 /**
  * What a thrown value becomes on the wire: a `RequestError` its own body, a
- * `ZodError` -32602 with its issues, anything else -32603 with its message and
- * nothing more (it is logged, with its stack, for the operator).
+ * `ZodError` -32602 with its issues, anything else a bare -32603: its message
+ * may carry internals (a query's SQL and parameters), so only the log, with
+ * the stack, has it.
  */
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof RequestError) return bodyOf(err);
   if (err instanceof ZodError) return bodyOf(invalidParams(err.issues));
   console.error("unexpected error", err);
-  return bodyOf(internalError(err instanceof Error ? err.message : String(err)));
+  return bodyOf(internalError());
 }
 
 /** The SDK's `toErrorResponse()` keeps `data: undefined`, which survives structured clone; this drops it. */
