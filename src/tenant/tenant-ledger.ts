@@ -52,6 +52,8 @@ export interface LedgerDeps {
 
 export class TenantLedger {
   readonly #d: LedgerDeps;
+  /** The last flush started; the next one waits for it. */
+  #flushing: Promise<unknown> = Promise.resolve();
 
   constructor(deps: LedgerDeps) {
     this.#d = deps;
@@ -100,8 +102,19 @@ export class TenantLedger {
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 
-  /** Writes every day D1 does not have yet in one batch; on failure, retries from the alarm. */
-  async flush(): Promise<boolean> {
+  /**
+   * Writes every day D1 does not have yet in one batch; on failure, retries
+   * from the alarm. One flush at a time: each writes absolute day totals, and
+   * two in flight at once (the alarm's and a usage read's) could land in D1
+   * older last while both count as flushed.
+   */
+  flush(): Promise<boolean> {
+    const flushed = this.#flushing.then(() => this.#flushOnce());
+    this.#flushing = flushed.catch(() => false);
+    return flushed;
+  }
+
+  async #flushOnce(): Promise<boolean> {
     const pending = this.#d.store.pendingDays();
     if (pending.length === 0) return true;
     const now = this.#d.now();

@@ -106,6 +106,31 @@ describe("tenant ledger", () => {
     expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 1, model_calls: 0, input_tokens: 7 });
   });
 
+  it("runs one flush at a time, so an older total never lands in D1 after a newer one", async () => {
+    const tenant = uniqueTenant();
+    // The first write is slow: without ordering, the second (newer) lands first and the first overwrites it.
+    class SlowFirstWrite extends CountingUsage {
+      #calls = 0;
+      override async write(t: string, days: UsageDay[], now: number): Promise<void> {
+        if (this.#calls++ === 0) await sleep(100);
+        await super.write(t, days, now);
+      }
+    }
+    const usage = new SlowFirstWrite(env.DB);
+    await inTenantObject(tenant, async (ctx) => {
+      const ledger = ledgerFor(ctx, tenant, usage);
+      await ledger.record(usageBatch({ turns: 1 }));
+      const first = ledger.flush();
+      await ledger.record(usageBatch({ turns: 1 }));
+      const second = ledger.flush();
+      expect(await Promise.all([first, second])).toEqual([true, true]);
+    });
+    const written = usage.writes.map((w) => w[0]!.turns);
+    expect(written).toEqual([...written].sort((a, b) => a - b)); // never an older total after a newer one
+    expect(written.at(-1)).toBe(2);
+    expect(await d1Day(tenant, utcDay(Date.now()))).toMatchObject({ turns: 2 });
+  });
+
   it("attributes usage to the UTC day it was recorded on and writes only the changed day", async () => {
     const tenant = uniqueTenant();
     const usage = new CountingUsage(env.DB);
