@@ -209,12 +209,22 @@ export class Subagents implements SubagentSpawner {
   async #run(entry: Running, task: DelegatedTask): Promise<SubagentResult> {
     const { subagentId } = entry.ids;
     let release: () => Promise<void>;
+    // Waiting for a slot counts against the task's time limit: a tenant at its
+    // limit for that long (or with a limit of 0) fails the task instead of hanging the turn.
+    const waitMs = task.timeoutMs ?? DEFAULT_SUBAGENT_LIMIT_MS;
+    const waiting = new AbortController();
+    const stopWaiting = () => waiting.abort(entry.controller.signal.reason);
+    entry.controller.signal.addEventListener("abort", stopWaiting, { once: true });
+    const timer = setTimeout(() => waiting.abort(new Error(`No sub-agent slot became free within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`}: the tenant is at its maxConcurrentSubagents limit.`)), waitMs);
     try {
-      release = await this.slots.holdSubagent(subagentId, entry.controller.signal);
+      release = await this.slots.holdSubagent(subagentId, waiting.signal);
     } catch (err) {
       const model = this.log.store.record()!.model;
       if (entry.controller.signal.aborted) return resultWithoutRun(entry.taskIndex, subagentId, model, "interrupted", "Interrupted before it started.");
       return resultWithoutRun(entry.taskIndex, subagentId, model, "failed", err instanceof Error ? err.message : String(err));
+    } finally {
+      clearTimeout(timer);
+      entry.controller.signal.removeEventListener("abort", stopWaiting);
     }
     try {
       return await this.#runHolding(entry, task);

@@ -70,7 +70,8 @@ export async function acquireTurn(env: TenantEnv, tenant: string, sessionId: str
 
 /**
  * Resolves once the tenant has a free sub-agent slot.
- * @throws {RequestError} -32003 when the daily token budget is spent (waiting would mean until midnight UTC).
+ * @throws {RequestError} -32003 when the daily token budget is spent (waiting would mean until midnight UTC)
+ *   or the tenant allows no sub-agents at all.
  * @throws the signal's reason when `signal` aborts while waiting.
  */
 export async function acquireSubagent(
@@ -83,7 +84,8 @@ export async function acquireSubagent(
     options.signal?.throwIfAborted();
     const result = await tryAcquire(env, tenant, "subagent", subagentSessionId, options.ttlMs ?? LEASE_TTL_MS);
     if (isLease(result)) return result;
-    if (result.limit === "dailyTokens") throw tenantLimitError(result);
+    // No wait ends a spent daily budget before midnight UTC, or a limit of 0 at all.
+    if (result.limit === "dailyTokens" || result.max === 0) throw tenantLimitError(result);
     await sleep(options.pollMs ?? SUBAGENT_POLL_MS, options.signal);
   }
 }

@@ -72,7 +72,9 @@ class FakeChild implements SubagentLink {
   }
 }
 
-function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}) {
+type HoldSubagent = (subagentId: string, signal: AbortSignal) => Promise<() => Promise<void>>;
+
+function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}, holdSubagent?: HoldSubagent) {
   let current: SessionRecord = { ...RECORD, ...record };
   const log = {
     store: { record: () => current, updateRecord: (patch: Partial<SessionRecord>) => (current = { ...current, ...patch }) },
@@ -96,7 +98,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
       }
       return child;
     },
-    { holdSubagent: async () => async () => void slotsReleased.push(1) },
+    { holdSubagent: holdSubagent ?? (async () => async () => void slotsReleased.push(1)) },
     () => `sub-${++n}`,
     () => 0,
   );
@@ -115,6 +117,25 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe("Subagents", () => {
+  it("fails a task whose slot does not come within its time limit, instead of waiting for ever", async () => {
+    // A tenant at its maxConcurrentSubagents limit: the slot waits until the signal says stop.
+    const neverFree: HoldSubagent = (_id, signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    const s = setup({}, {}, neverFree);
+    const result = await s.spawn({ timeoutMs: 50 });
+    expect(result.status).toBe("failed");
+    expect(result.summary).toMatch(/No sub-agent slot became free within 50 ms: the tenant is at its maxConcurrentSubagents limit/);
+    expect(s.children).toHaveLength(0);
+  });
+
+  it("records a task cancelled while it waits for a slot as interrupted", async () => {
+    const neverFree: HoldSubagent = (_id, signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    const s = setup({}, {}, neverFree);
+    const run = s.spawn({ timeoutMs: 60_000 });
+    await tick();
+    s.controller.abort();
+    expect((await run).status).toBe("interrupted");
+  });
+
   it("runs at most the configured number of children; the rest wait and then run", async () => {
     const s = setup({ maxConcurrentSubagents: 2 });
     const runs = [0, 1, 2, 3, 4].map((i) => s.spawn({}, i));

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { acquireSubagent, type TenantEnv } from "../../../src/tenant/tenant-slots.js";
+
+/** A tenant object that always refuses with `refusal`, counting the asks. */
+function refusingTenant(refusal: { limit: string; used: number; max: number }) {
+  let asked = 0;
+  const stub = { acquire: async () => (asked++, { ok: false, refusal }) };
+  const env = { TENANT: { idFromName: (name: string) => name, get: () => stub } } as unknown as TenantEnv;
+  return { env, asked: () => asked };
+}
+
+describe("acquireSubagent", () => {
+  it("refuses at once when the tenant allows no sub-agents: no slot would ever come", async () => {
+    const tenant = refusingTenant({ limit: "maxConcurrentSubagents", used: 0, max: 0 });
+    await expect(acquireSubagent(tenant.env, "acme", "sub-1", { pollMs: 1 })).rejects.toMatchObject({ code: -32003 });
+    expect(tenant.asked()).toBe(1);
+  });
+
+  it("waits while the tenant is full, until its signal says stop", async () => {
+    const tenant = refusingTenant({ limit: "maxConcurrentSubagents", used: 2, max: 2 });
+    const controller = new AbortController();
+    const waiting = acquireSubagent(tenant.env, "acme", "sub-1", { pollMs: 1, signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort(new Error("stop"));
+    await expect(waiting).rejects.toThrow("stop");
+    expect(tenant.asked()).toBeGreaterThan(1);
+  });
+});
