@@ -24,3 +24,4 @@ export const segments = sqliteTable(
 );
 
 export type SegmentRow = typeof segments.$inferSelect;
+export type NewSegmentRow = typeof segments.$inferInsert;

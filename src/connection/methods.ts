@@ -30,6 +30,7 @@ import { LISTED_KINDS } from "../db/session-index.js";
 import { logout } from "./logout.js";
 import type { Connection } from "./connection.js";
 import { sessionInfo } from "./session-info.js";
+import { deleteSession } from "./session-delete.js";
 import { unwrap } from "./unwrap.js";
 
 /** The session object sends the response itself. */
@@ -132,11 +133,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   }),
 
   // ACP: deleting an unknown (or already deleted) session succeeds silently; the session object answers `{}`.
-  "session/delete": spec(zSessionRef, async (params, { connection }) => {
-    const result = unwrap(await connection.session(params.sessionId).destroy(connection.ref()));
-    connection.forgetSession(params.sessionId);
-    return result;
-  }),
+  "session/delete": spec(zSessionRef, (params, { connection }) => deleteSession(connection, params.sessionId)),
 
   // Unstable session metadata: any connection of the session's tenant, attached or not.
   "session/set_title": spec(zSetTitle, async (params, { connection }) => {

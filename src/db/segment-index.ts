@@ -1,5 +1,6 @@
 /**
- * D1 reads and writes of segments: created with a session, rotated atomically
+ * D1 reads and writes of segments: created with a session (in its index
+ * row's batch, `SessionIndex.insert`), rotated atomically
  * by compaction (`db.batch`, since D1 has no interactive transactions), walked
  * for lineage with a bound on the number of links.
  */
@@ -17,10 +18,6 @@ export class SegmentIndex {
     this.#db = drizzle(d1);
   }
 
-  async start(acpSessionId: string, tenant: string, lineage: SegmentLineage, now: number): Promise<void> {
-    await this.#db.insert(segments).values(row(acpSessionId, tenant, lineage, now));
-  }
-
   /** Ends `previousId` by compression and starts `next`, in one batch. */
   async rotate(acpSessionId: string, tenant: string, previousId: string, next: SegmentLineage, now: number): Promise<void> {
     await this.#db.batch([
@@ -28,7 +25,7 @@ export class SegmentIndex {
         .update(segments)
         .set({ status: "ended", endReason: "compression", endedAt: now })
         .where(and(eq(segments.id, previousId), eq(segments.tenant, tenant))),
-      this.#db.insert(segments).values(row(acpSessionId, tenant, next, now)),
+      this.#db.insert(segments).values(segmentRow(acpSessionId, tenant, next, now)),
     ]);
   }
 
@@ -63,7 +60,8 @@ export class SegmentIndex {
   }
 }
 
-function row(acpSessionId: string, tenant: string, lineage: SegmentLineage, now: number) {
+/** A segment's row as it starts (with its session, `SessionIndex.insert`, or by compaction). */
+export function segmentRow(acpSessionId: string, tenant: string, lineage: SegmentLineage, now: number) {
   return {
     id: lineage.currentId,
     acpSessionId,

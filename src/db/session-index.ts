@@ -4,6 +4,7 @@
  */
 import { and, asc, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { segments, type NewSegmentRow } from "../../schema/segments.js";
 import { sessions, type NewSessionRow, type SessionRow } from "../../schema/sessions.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
@@ -21,8 +22,9 @@ export class SessionIndex {
     this.#db = drizzle(d1);
   }
 
-  async insert(row: NewSessionRow): Promise<void> {
-    await this.#db.insert(sessions).values(row);
+  /** A new session's row and its first segment in one batch: neither is ever in D1 without the other. */
+  async insert(row: NewSessionRow, firstSegment: NewSegmentRow): Promise<void> {
+    await this.#db.batch([this.#db.insert(sessions).values(row), this.#db.insert(segments).values(firstSegment)]);
   }
 
   async update(id: string, patch: Partial<Omit<NewSessionRow, "id" | "tenant">>): Promise<void> {
@@ -31,6 +33,11 @@ export class SessionIndex {
 
   async delete(id: string): Promise<void> {
     await this.#db.delete(sessions).where(eq(sessions.id, id));
+  }
+
+  /** A session's row and every segment of it, in one batch. */
+  async deleteWithSegments(id: string): Promise<void> {
+    await this.#db.batch([this.#db.delete(segments).where(eq(segments.acpSessionId, id)), this.#db.delete(sessions).where(eq(sessions.id, id))]);
   }
 
   async get(tenant: string, id: string): Promise<SessionRow | undefined> {

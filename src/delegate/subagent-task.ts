@@ -10,7 +10,6 @@ import { forwardedMcpTools } from "../mcp/subagent-mcp.js";
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { sessionInfoUpdate } from "../acp/updates.js";
 import type { ModelSettings } from "../config.js";
-import type { SegmentIndex } from "../db/segment-index.js";
 import type { SessionIndex } from "../db/session-index.js";
 import { createSession } from "../session/create-session.js";
 import { toolAllowedInMode } from "../session/modes.js";
@@ -37,7 +36,6 @@ export interface SubagentTaskParts {
   log: UpdateLog;
   runner: PromptRunner;
   index: SessionIndex;
-  segments: SegmentIndex;
   settings: ModelSettings;
   /** The registry: tools the client's capabilities allow. */
   tools(client: ClientPort): AnyTool[];
@@ -116,7 +114,7 @@ export class SubagentTask {
     if (log.store.record() && !this.#owns(spec)) throw new Error("another session already uses this sub-agent id");
     if (!log.store.record()) {
       const conn = { connectionId: "", tenant: spec.tenant, clientCapabilities: spec.clientCapabilities };
-      await createSession(log.store, index, this.parts.segments, conn, {
+      await createSession(log.store, index, conn, {
         sessionId: spec.subagentId,
         cwd: spec.cwd,
         additionalDirectories: spec.additionalDirectories,

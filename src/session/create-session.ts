@@ -8,7 +8,7 @@ import { invalidRequest, type McpServerEntry } from "@hermes-edge/protocol";
 import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import type { ConnectionRef } from "./connection-ref.js";
-import type { SegmentIndex } from "../db/segment-index.js";
+import { segmentRow } from "../db/segment-index.js";
 import { provenance, rootLineage } from "./provenance.js";
 import type { SegmentLineage, SessionKind, SessionRecord } from "./session-record.js";
 import type { SessionStore } from "./session-store.js";
@@ -34,7 +34,6 @@ export interface CreateSessionInit {
 export async function createSession(
   store: SessionStore,
   index: SessionIndex,
-  segments: SegmentIndex,
   conn: ConnectionRef,
   init: CreateSessionInit,
   settings: ModelSettings,
@@ -67,7 +66,9 @@ export async function createSession(
     ),
   };
   // Index first: a session that cannot be listed must not exist half-made.
-  await index.insert({
+  const segment = segmentRow(record.sessionId, record.tenant, record.lineage, now.getTime());
+  await index.insert(
+    {
     id: record.sessionId,
     tenant: record.tenant,
     cwd: record.cwd,
@@ -79,10 +80,11 @@ export async function createSession(
     parentId: record.parentId,
     rootId: record.rootId,
     status: "active",
-    createdAt: now.getTime(),
-    updatedAt: now.getTime(),
-  });
-  await segments.start(record.sessionId, record.tenant, record.lineage, now.getTime());
+      createdAt: now.getTime(),
+      updatedAt: now.getTime(),
+    },
+    segment,
+  );
   store.saveRecord(record);
   return { sessionId: record.sessionId, _meta: { hermes: { sessionProvenance: provenance(record.sessionId, record.lineage) } } };
 }

@@ -152,7 +152,6 @@ export class Session {
       log: this.log,
       runner: this.runner,
       index: this.index,
-      segments: this.segments,
       settings,
       tools,
       maxSpawnDepth: delegation.maxSpawnDepth,
@@ -167,7 +166,7 @@ export class Session {
 
   /** `session/new`; the response goes out through the outbox so later updates follow it. */
   async create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<null> {
-    const result = await createSession(this.store, this.index, this.segments, conn, init, this.settings);
+    const result = await createSession(this.store, this.index, conn, init, this.settings);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
     this.#attachMcp(conn.connectionId, init.mcpServers ?? []);
@@ -182,7 +181,7 @@ export class Session {
 
   async createFork(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit, snapshot: ForkSnapshot): Promise<null> {
     const source = snapshot.record;
-    const result = await createSession(this.store, this.index, this.segments, conn, {
+    const result = await createSession(this.store, this.index, conn, {
       ...init,
       kind: "fork",
       parentId: source.sessionId,

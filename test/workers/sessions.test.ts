@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { conversation, mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame, turnOf } from "./acp-test-client.js";
 
@@ -339,6 +339,30 @@ describe("session/delete", () => {
     expect((await client.request("session/delete", { sessionId: crypto.randomUUID() })).result).toEqual({});
     client.close();
     other.close();
+  });
+
+  it("deletes an index row whose object never kept a record (a session/new cut off halfway)", async () => {
+    const client = await TestClient.ready();
+    const cwd = uniqueCwd();
+    const sessionId = crypto.randomUUID();
+    const now = Date.now();
+    await env.DB.batch([
+      env.DB.prepare(
+        "INSERT INTO sessions (id, tenant, cwd, additional_directories, model, mode, kind, root_id, status, created_at, updated_at) VALUES (?, 'alpha', ?, '[]', 'mock-model', 'default', 'root', ?, 'active', ?, ?)",
+      ).bind(sessionId, cwd, sessionId, now, now),
+      env.DB.prepare("INSERT INTO segments (id, acp_session_id, tenant, kind, root_id, compression_depth, created_at) VALUES (?, ?, 'alpha', 'root', ?, 0, ?)").bind(
+        `seg-${sessionId}`,
+        sessionId,
+        `seg-${sessionId}`,
+        now,
+      ),
+    ]);
+    expect((await client.call("session/list", { cwd })).sessions.map((s: Frame) => s.sessionId)).toEqual([sessionId]);
+    expect((await client.request("session/load", { sessionId, cwd, mcpServers: [] })).error.code).toBe(-32002);
+    expect(await client.call("session/delete", { sessionId })).toEqual({});
+    expect((await client.call("session/list", { cwd })).sessions).toEqual([]);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM segments WHERE acp_session_id = ?").bind(sessionId).first("n")).toBe(0);
+    client.close();
   });
 
   it("cancels a running turn before deleting", async () => {
