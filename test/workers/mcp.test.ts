@@ -155,6 +155,23 @@ describe("acp MCP servers over mcp/message", () => {
     expect(backend.received.map((r) => r.method)).toEqual(["tools/list", "tools/call", "tools/list", "tools/call"]);
   });
 
+  it("gives every inner MCP request its own id, across the session's servers and a link made again after a drop", async () => {
+    const { editor, backend, sessionId, key } = await setup([acp("docs"), acp("more")], async (b) => {
+      await docs(b);
+      await b.add("more-id", (s) => s.registerTool("ping", { annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: "text", text: "pong" }] })));
+    });
+    await listed(editor, backend, 2);
+    backend.stop("docs-id");
+    const steps = [{ toolCalls: [call("c1", "mcp__docs__echo", { message: "a" }), call("p1", "mcp__more__ping", {})] }, { text: "hmm" }, { toolCalls: [call("c2", "mcp__docs__echo", { message: "b" })] }, { text: "ok" }];
+    await editor.turn(sessionId, key, steps);
+    backend.restart("docs-id");
+    const second = await editor.turn(sessionId, key, null);
+    expect(toolResults(second.calls[3]).c2).toBe("Echo: b");
+    const requestIds = editor.client.frames.filter((f) => f.method === "mcp/message" && f.id !== undefined).map((f) => f.params.requestId as string);
+    expect(requestIds).toHaveLength(6); // two lists, two calls; the reconnect's list and call
+    expect(new Set(requestIds).size).toBe(requestIds.length);
+  });
+
   it("connects the attached editor's servers again when the session object is reset while the editor stays", async () => {
     const { editor, backend, sessionId } = await setup([acp("docs")], docs);
     await listed(editor, backend, 1);
