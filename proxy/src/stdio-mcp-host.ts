@@ -13,6 +13,7 @@ import {
   errorFrame,
   idKey,
   isStdioEntry,
+  MAX_MCP_SERVERS,
   MCP_MESSAGE,
   McpBindingError,
   notificationFrame,
@@ -58,6 +59,8 @@ export class StdioMcpHost {
     }
     if (!SETUP_METHODS.has(message.method) || !Array.isArray(params?.mcpServers)) return { message, text };
     const entries = params.mcpServers as unknown[];
+    // The service refuses the request; none of its servers is started for nothing.
+    if (entries.length > MAX_MCP_SERVERS) return { message, text };
     const started: string[] = [];
     const rewritten = entries.map((raw) => {
       const parsed = zMcpServerEntry.safeParse(raw);

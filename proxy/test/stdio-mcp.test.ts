@@ -96,6 +96,16 @@ describe("stdio MCP servers", () => {
     expect(later.every((n) => n.requestId === "r-next")).toBe(true);
   });
 
+  it("starts none of the servers of a setup that declares more than the service accepts", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const mcpServers = Array.from({ length: 33 }, (_, i) => ({ name: `ghost-${i}`, command: "/nonexistent/ghost", args: [], env: [] }));
+    await p.request("session/new", { cwd: process.cwd(), mcpServers });
+    const declared = fx.service.receivedMethods("session/new")[0]!.message["params"] as { mcpServers: unknown[] };
+    expect(declared.mcpServers).toEqual(mcpServers);
+    expect(p.stderr).not.toMatch(/ghost/);
+  });
+
   it("answers for a command that does not exist with a binding error", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);

@@ -293,6 +293,17 @@ describe("servers that cannot be used never break the session", () => {
     expect(editor.client.agentText(sessionId)).toMatch(/Tools in this session \(default mode\): read_file, .*\nMCP server docs: mcp__docs__echo, mcp__docs__delete_page/);
   });
 
+  it("rejects a session/new or session/load that declares more than 32 MCP servers with -32602 naming the limit", async () => {
+    const editor = await ScriptedEditor.open();
+    const mcpServers = Array.from({ length: 33 }, (_, i) => acp(`s${i}`));
+    const created = await editor.client.request("session/new", { cwd: uniqueCwd(), mcpServers });
+    expect(created.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ["mcpServers"], message: "at most 32 MCP servers per session; this request declares 33" })] });
+    const sessionId = await editor.newSession(uniqueCwd());
+    const loaded = await editor.client.request("session/load", { sessionId, cwd: uniqueCwd(), mcpServers });
+    expect(loaded.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ message: "at most 32 MCP servers per session; this request declares 33" })] });
+    expect(await editor.turn(sessionId, uniqueKey(), [{ text: "still here" }])).toMatchObject({ stopReason: "end_turn" });
+  });
+
   it("rejects a malformed mcpServers entry with -32602 pointing at it", async () => {
     const editor = await ScriptedEditor.open();
     const res = await editor.client.request("session/new", { cwd: uniqueCwd(), mcpServers: [{ type: "http", name: "x" }] });
