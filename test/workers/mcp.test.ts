@@ -256,6 +256,20 @@ describe("sub-agents", () => {
     expect(toolResults(childCalls[1])).toEqual({ cc: "Echo: from the sub-agent" });
     expect(backend.received.filter((r) => r.method === "tools/call").map((r) => r.params.arguments)).toEqual([{ message: "from the sub-agent" }]);
   });
+  it("cancel their in-flight MCP call at the server when their own turn is cancelled", async () => {
+    const child = uniqueKey("child");
+    await mockScript(child, [{ toolCalls: [call("cw", "mcp__slow__wait", {})] }, { text: "never" }]);
+    const { editor, sessionId, key } = await setup([acp("slow")], (b) =>
+      b.add("slow-id", (s) => s.registerTool("wait", { annotations: { readOnlyHint: true } }, () => new Promise<never>(() => undefined))),
+    );
+    // The sub-agent's own time limit cancels its turn; the parent's turn goes on.
+    const { calls } = await editor.turn(sessionId, key, [{ toolCalls: [call("call_delegate", "delegate_task", { goal: `wait [[mock:${child}]]`, timeout_seconds: 1 })] }, { text: "parent done" }]);
+    expect(toolResults(calls[1]).call_delegate).toMatch(/timeout/);
+    const callFrame = editor.client.frames.find((f) => f.method === "mcp/message" && f.params.method === "tools/call");
+    expect(callFrame).toBeDefined();
+    const cancelled = await editor.client.next((f) => f.method === "$/cancel_request" && f.params.requestId === callFrame!.id, 5_000, 0);
+    expect(cancelled).toBeDefined();
+  });
 });
 
 describe("servers that cannot be used never break the session", () => {
