@@ -13,6 +13,7 @@ import {
   errorFrame,
   idKey,
   isStdioEntry,
+  MAX_MCP_SERVERS,
   MCP_MESSAGE,
   McpBindingError,
   notificationFrame,
@@ -26,6 +27,7 @@ import {
   type IncomingRequest,
 } from "@hermes-edge/protocol";
 import type { Logger } from "./log.js";
+import { McpNotificationScope } from "./mcp-notification-scope.js";
 import { boundMcpResult } from "./mcp-result-bound.js";
 import { StdioMcpServer } from "./stdio-mcp-server.js";
 
@@ -36,8 +38,8 @@ export class StdioMcpHost {
   readonly #bySession = new Map<string, string[]>();
   /** Setup requests waiting for their answer: the servers they started, and the session (new and fork learn it from the answer). */
   readonly #awaitingId = new Map<string, { started: string[]; sessionId: string | null }>();
-  /** The last inner request id sent to each server: notifications are scoped to a request. */
-  readonly #lastRequest = new Map<string, string>();
+  /** Notifications are sent for an active inner request (see `mcp-notification-scope.ts`). */
+  readonly #scope = new McpNotificationScope();
   /** The service's `mcp/message` requests being answered here, by id: a `$/cancel_request` stops one. */
   readonly #inFlight = new Map<string, AbortController>();
   #next = 1;
@@ -57,6 +59,8 @@ export class StdioMcpHost {
     }
     if (!SETUP_METHODS.has(message.method) || !Array.isArray(params?.mcpServers)) return { message, text };
     const entries = params.mcpServers as unknown[];
+    // The service refuses the request; none of its servers is started for nothing.
+    if (entries.length > MAX_MCP_SERVERS) return { message, text };
     const started: string[] = [];
     const rewritten = entries.map((raw) => {
       const parsed = zMcpServerEntry.safeParse(raw);
@@ -64,9 +68,10 @@ export class StdioMcpHost {
       if (!parsed.success || !isStdioEntry(parsed.data)) return raw;
       const serverId = `hermes-proxy-stdio-${this.#next++}`;
       const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
-      const server = new StdioMcpServer(parsed.data, serverId, cwd, this.log, (n) =>
-        this.send(notificationFrame(MCP_MESSAGE, { serverId, requestId: this.#lastRequest.get(serverId) ?? "none", method: n.method, ...(n.params ? { params: n.params } : {}) })),
-      );
+      const server = new StdioMcpServer(parsed.data, serverId, cwd, this.log, (n) => {
+        const scoped = this.#scope.notified(serverId, n);
+        if (scoped) this.send(notificationFrame(MCP_MESSAGE, scoped));
+      });
       this.#servers.set(serverId, server);
       void server.start();
       started.push(serverId);
@@ -123,11 +128,14 @@ export class StdioMcpHost {
       this.send(errorFrame(id, { code: McpBindingError.serverUnavailable, message: `no MCP server ${params.serverId} runs in this proxy (its session was closed)` }));
       return;
     }
-    this.#lastRequest.set(params.serverId, params.requestId);
+    for (const held of this.#scope.started(params.serverId, params.requestId)) this.send(notificationFrame(MCP_MESSAGE, held));
     const { _meta: _ignored, ...inner } = params.params ?? {};
     const controller = new AbortController();
     this.#inFlight.set(idKey(id), controller);
-    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal).finally(() => this.#inFlight.delete(idKey(id)));
+    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal).finally(() => {
+      this.#inFlight.delete(idKey(id));
+      this.#scope.ended(params.serverId, params.requestId);
+    });
     if (controller.signal.aborted) this.send(errorFrame(id, toErrorResponse(requestCancelled())));
     else if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
     else if ("error" in outcome) this.send(resultFrame(id, { error: outcome.error }));
@@ -162,7 +170,7 @@ export class StdioMcpHost {
   async #stop(serverId: string): Promise<void> {
     const server = this.#servers.get(serverId);
     this.#servers.delete(serverId);
-    this.#lastRequest.delete(serverId);
+    this.#scope.forget(serverId);
     await server?.close();
   }
 }

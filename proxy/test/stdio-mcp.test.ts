@@ -77,6 +77,35 @@ describe("stdio MCP servers", () => {
     expect(p.messages.some((m) => m.method === "$/cancel_request")).toBe(false);
   });
 
+  it("sends a server's notifications for a request it is answering, never for one that ended", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }] });
+    const notices = () => fx.service.received.filter((r) => r.message["method"] === "mcp/message" && r.message["id"] === undefined).map((r) => r.message["params"] as { requestId: string; method: string });
+    // The tool logs once at once (during its call), then every 5 s while nothing is asked of the server.
+    await fx.service.requestClient("on", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "log-on", method: "tools/call", params: { name: "toggle-simulated-logging", arguments: {} } });
+    const duringCall = notices().length;
+    // What it sent before any request (its startup list_changed) waited for this one too.
+    expect(notices().map((n) => n.requestId)).toEqual(notices().map(() => "log-on"));
+    expect(notices().map((n) => n.method)).toContain("notifications/message");
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect(notices()).toHaveLength(duringCall);
+    await fx.service.requestClient("next", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r-next", method: "tools/list" });
+    const later = notices().slice(duringCall);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((n) => n.requestId === "r-next")).toBe(true);
+  });
+
+  it("starts none of the servers of a setup that declares more than the service accepts", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const mcpServers = Array.from({ length: 33 }, (_, i) => ({ name: `ghost-${i}`, command: "/nonexistent/ghost", args: [], env: [] }));
+    await p.request("session/new", { cwd: process.cwd(), mcpServers });
+    const declared = fx.service.receivedMethods("session/new")[0]!.message["params"] as { mcpServers: unknown[] };
+    expect(declared.mcpServers).toEqual(mcpServers);
+    expect(p.stderr).not.toMatch(/ghost/);
+  });
+
   it("answers for a command that does not exist with a binding error", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);

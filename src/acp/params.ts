@@ -29,7 +29,7 @@ import type {
   SetSessionTitleRequest,
   UnarchiveSessionRequest,
 } from "@agentclientprotocol/sdk/unstable";
-import { zMcpServerEntry } from "@hermes-edge/protocol";
+import { MAX_MCP_SERVERS, zMcpServerEntry } from "@hermes-edge/protocol";
 import { normalizeTitle } from "../session/session-title.js";
 
 /** Accepts a schema only if what it parses is assignable to the SDK type `T`. */
@@ -52,7 +52,10 @@ export const zAbsolutePath = z
 const zSessionId = z.string().min(1).max(128);
 /** `http`, `sse` and `acp` servers are connected (`src/mcp/`); a `stdio` one is reported as needing the proxy. */
 const zMcpServer = zMcpServerEntry;
-const zMcpServers = z.array(zMcpServer).default([]);
+const zMcpServerList = z.array(zMcpServer).max(MAX_MCP_SERVERS, {
+  error: (issue) => `at most ${MAX_MCP_SERVERS} MCP servers per session; this request declares ${Array.isArray(issue.input) ? issue.input.length : "more"}`,
+});
+const zMcpServers = zMcpServerList.default([]);
 
 export const zInitialize = conforms<InitializeRequest>()(
   z.looseObject({
@@ -93,7 +96,7 @@ export const zResumeSession = conforms<ResumeSessionRequest>()(
     sessionId: zSessionId,
     cwd: zAbsolutePath,
     additionalDirectories: z.array(zAbsolutePath).optional(),
-    mcpServers: z.array(zMcpServer).optional(),
+    mcpServers: zMcpServerList.optional(),
     _meta: zMeta,
   }),
 );

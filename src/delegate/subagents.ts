@@ -9,7 +9,7 @@
  * middle of a delegation cannot take their results any more, so it stops
  * them and records them as interrupted instead of leaving them orphaned.
  */
-import { SUBAGENT_MCP_CALL, zSubagentMcpCall, type SubagentMcp } from "../mcp/subagent-mcp.js";
+import { isSubagentMcpMethod, SubagentMcpCalls, type SubagentMcp } from "../mcp/subagent-mcp.js";
 import { RequestError, zUpstreamMessage, type UpstreamMessage } from "@hermes-edge/protocol";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { DelegationSettings } from "../config.js";
@@ -59,6 +59,7 @@ export class Subagents implements SubagentSpawner {
   readonly #running = new Map<string, Running>();
   /** The session's MCP tools, lent to its sub-agents (set by the session). */
   mcp: SubagentMcp | undefined;
+  readonly #mcpCalls = new SubagentMcpCalls();
   /** The models a sub-agent may run on (set by the session): the session's own, proxy-hosted upstreams included. */
   models: (() => string[]) | undefined;
   /** The session's proxy-hosted upstreams, lent to its sub-agents (set by the session). */
@@ -135,7 +136,7 @@ export class Subagents implements SubagentSpawner {
   async forward(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
     const entry = this.#running.get(subagentId);
     if (!entry) return { ok: false, error: { kind: "tool", message: "The task this sub-agent works for has ended." } };
-    if (request.method === SUBAGENT_MCP_CALL && this.mcp) return this.#callMcp(request, entry.controller.signal);
+    if (isSubagentMcpMethod(request.method) && this.mcp) return this.#callMcp(subagentId, request, entry.controller.signal);
     if (!FORWARDABLE.test(request.method)) return { ok: false, error: { kind: "tool", message: `${request.method} cannot be sent to the editor.` } };
     try {
       const result = await entry.client.request(request.method, editorParams(request.method, request.params, entry.ids), {
@@ -262,10 +263,9 @@ export class Subagents implements SubagentSpawner {
     }
   }
 
-  async #callMcp(request: ForwardedRequest, signal: AbortSignal): Promise<ForwardOutcome> {
+  async #callMcp(subagentId: string, request: ForwardedRequest, signal: AbortSignal): Promise<ForwardOutcome> {
     try {
-      const { name, arguments: args } = zSubagentMcpCall.parse(request.params);
-      return { ok: true, result: await this.mcp!.call(name, args, signal) };
+      return { ok: true, result: await this.#mcpCalls.handle(this.mcp!, subagentId, request.method, request.params, signal) };
     } catch (err) {
       return forwardFailure(err);
     }

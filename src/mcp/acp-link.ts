@@ -17,15 +17,19 @@ import { MCP_CLIENT_INFO, McpServerError, type McpLink, type McpToolInfo } from 
 /** Sends one `mcp/message` request on the declaring connection and resolves with the editor's (outer) result. */
 export type SendMcpMessage = (params: McpMessageParams, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<unknown>;
 
-export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage): McpLink {
-  let next = 1;
+/**
+ * `nextRequestId` gives the inner request ids: they must be unique on the
+ * connection, which every acp link of the session shares (and a link made
+ * again after a drop too), so the session's servers draw from one source.
+ */
+export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage, nextRequestId: () => string): McpLink {
   const request = async (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<unknown> => {
     const meta = {
       [MCP_META.protocolVersion]: MCP_BINDING_PROTOCOL_VERSION,
       [MCP_META.clientCapabilities]: {},
       [MCP_META.clientInfo]: MCP_CLIENT_INFO,
     };
-    const answer = await send({ serverId: entry.serverId, requestId: `hermes-${next++}`, method, params: { ...params, _meta: meta } }, options);
+    const answer = await send({ serverId: entry.serverId, requestId: nextRequestId(), method, params: { ...params, _meta: meta } }, options);
     const outcome = parseMcpOutcome(answer);
     if (!outcome) throw new Error(`the client's answer to mcp/message ${method} carries neither a result nor an error`);
     if ("error" in outcome) throw new McpServerError(outcome.error.code, outcome.error.message);

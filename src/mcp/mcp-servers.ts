@@ -47,11 +47,18 @@ export interface McpServerSummary {
  * (`/mcp` says so) rather than every model call failing.
  */
 export const MAX_MCP_TOOLS = 96;
+/** How many servers a session setup may declare (checked with its params, `src/acp/params.ts`). */
+export { MAX_MCP_SERVERS } from "@hermes-edge/protocol";
 
 export class McpServers implements SubagentMcp {
   readonly #byConnection = new Map<string, Declared[]>();
+  /** Inner MCP request ids of the acp links: this object's own prefix and one counter, so none repeats on a connection. */
+  readonly #requestPrefix: string;
+  #requestCount = 0;
 
-  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {}
+  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {
+    this.#requestPrefix = `hermes-${ports.newId().slice(0, 8)}`;
+  }
 
   /** A connection attached with these entries; its earlier ones (if any) are closed. Connects in the background. */
   attach(connectionId: string, entries: McpServerEntry[]): void {
@@ -159,7 +166,7 @@ export class McpServers implements SubagentMcp {
           const { frame, answer } = log.requests.open(connectionId, MCP_MESSAGE, params, { ...options, bound: true });
           log.send(connectionId, frame);
           return answer;
-        }),
+        }, () => `${this.#requestPrefix}-${++this.#requestCount}`),
       );
       return { server, serverId: entry.serverId, offered: [], listed: undefined };
     }

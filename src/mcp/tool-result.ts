@@ -6,31 +6,38 @@
  */
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { boundedForModel, formatCount, previewBlock, truncateText, PREVIEW_CHARS } from "../tools/render.js";
+import { boundedForModel, formatCount, previewBlock, previewText, truncateText, PREVIEW_CHARS } from "../tools/render.js";
 import { ToolError, type ToolOutcome } from "../tools/tool.js";
 
 /** Larger images reach the model as a description only, and the editor as a note (a log row holds 2 MB). */
 export const MAX_EDITOR_IMAGE_CHARS = 512 * 1024;
-/** What one result shows the editor in all, so that its update fits one log row with room to spare. */
-export const MAX_EDITOR_CONTENT_CHARS = 1536 * 1024;
+/** What one result shows the editor in all, in UTF-8 bytes of JSON, so that its update fits one log row with room to spare. */
+export const MAX_EDITOR_CONTENT_BYTES = 1536 * 1024;
+/** Kept back from the budget for the note that says how many blocks were left out. */
+const LEFT_OUT_NOTE_BYTES = 256;
 
 type Block = CallToolResult["content"][number];
 
 export function toolOutcome(tool: string, result: CallToolResult): ToolOutcome {
   const modelParts: string[] = [];
   const content: ToolCallContent[] = [];
-  let room = MAX_EDITOR_CONTENT_CHARS;
+  let room = MAX_EDITOR_CONTENT_BYTES - LEFT_OUT_NOTE_BYTES;
+  let leftOut = 0;
+  // A block's size counts the comma that separates it from the next.
+  const show = (shown: ToolCallContent, fallback?: () => ToolCallContent) => {
+    let size = jsonBytes(shown) + 1;
+    if (size > room && fallback) {
+      shown = fallback();
+      size = jsonBytes(shown) + 1;
+    }
+    if (size > room) return void leftOut++;
+    room -= size;
+    content.push(shown);
+  };
   for (const block of result.content ?? []) {
     modelParts.push(modelText(block));
     // Several large images each under the image limit can still outgrow a row: past the budget, they are described.
-    let shown = editorContent(block);
-    let size = JSON.stringify(shown).length;
-    if (size > room) {
-      shown = previewBlock(`${modelText(block)} (not shown: the result is too large to show in full)`);
-      size = JSON.stringify(shown).length;
-    }
-    room -= size;
-    content.push(shown);
+    show(editorContent(block), () => previewBlock(`${modelText(block)} (not shown: the result is too large to show in full)`));
   }
   const structured = result.structuredContent;
   if (structured !== undefined && structured !== null) {
@@ -38,9 +45,10 @@ export function toolOutcome(tool: string, result: CallToolResult): ToolOutcome {
     // Servers SHOULD also send it as text (MCP spec); then the model need not read it twice.
     if (!(result.content ?? []).some((b) => b.type === "text")) {
       modelParts.push(`Structured result:\n${json}`);
-      content.push(previewBlock(json));
+      show(previewBlock(json));
     }
   }
+  if (leftOut > 0) content.push(previewBlock(`… ${formatCount(leftOut)} more content ${leftOut === 1 ? "block" : "blocks"} not shown: the result is too large to show in full`));
   const text = modelParts.join("\n\n") || "(the tool returned no content)";
   if (result.isError) throw new ToolError(`${tool} reported an error: ${truncateText(text, PREVIEW_CHARS).text}`);
   const bounded = boundedForModel(text, "Ask the tool for a smaller part if it can give one.");
@@ -88,8 +96,8 @@ function editorContent(block: Block): ToolCallContent {
     case "resource": {
       const r = block.resource;
       if ("text" in r && typeof r.text === "string") {
-        const cut = truncateText(r.text, PREVIEW_CHARS);
-        return { type: "content", content: { type: "resource", resource: { uri: r.uri, text: cut.text, ...(r.mimeType ? { mimeType: r.mimeType } : {}) } } };
+        // Cut like a text preview, with the same note saying how much is hidden.
+        return { type: "content", content: { type: "resource", resource: { uri: r.uri, text: previewText(r.text), ...(r.mimeType ? { mimeType: r.mimeType } : {}) } } };
       }
       return previewBlock(modelText(block));
     }
@@ -100,4 +108,10 @@ function editorContent(block: Block): ToolCallContent {
 
 function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
+}
+
+const encoder = new TextEncoder();
+
+function jsonBytes(value: unknown): number {
+  return encoder.encode(JSON.stringify(value)).byteLength;
 }

@@ -43,9 +43,13 @@ export function boundedForModel(text: string, hint: string, limit = MODEL_OUTPUT
 
 /** A text block for the editor, cut to `PREVIEW_CHARS` with a note saying how much is hidden. */
 export function previewBlock(text: string, limit = PREVIEW_CHARS): ToolCallContent {
+  return textBlock(previewText(text, limit));
+}
+
+/** `text` cut to `limit` characters, ending with a note saying how much is hidden. */
+export function previewText(text: string, limit = PREVIEW_CHARS): string {
   const cut = truncateText(text, limit);
-  const shown = cut.truncated ? `${cut.text}\n… ${formatCount(cut.omitted)} more characters not shown` : cut.text;
-  return textBlock(shown);
+  return cut.truncated ? `${cut.text}\n… ${formatCount(cut.omitted)} more characters not shown` : cut.text;
 }
 
 export function textBlock(text: string): ToolCallContent {

@@ -155,6 +155,23 @@ describe("acp MCP servers over mcp/message", () => {
     expect(backend.received.map((r) => r.method)).toEqual(["tools/list", "tools/call", "tools/list", "tools/call"]);
   });
 
+  it("gives every inner MCP request its own id, across the session's servers and a link made again after a drop", async () => {
+    const { editor, backend, sessionId, key } = await setup([acp("docs"), acp("more")], async (b) => {
+      await docs(b);
+      await b.add("more-id", (s) => s.registerTool("ping", { annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: "text", text: "pong" }] })));
+    });
+    await listed(editor, backend, 2);
+    backend.stop("docs-id");
+    const steps = [{ toolCalls: [call("c1", "mcp__docs__echo", { message: "a" }), call("p1", "mcp__more__ping", {})] }, { text: "hmm" }, { toolCalls: [call("c2", "mcp__docs__echo", { message: "b" })] }, { text: "ok" }];
+    await editor.turn(sessionId, key, steps);
+    backend.restart("docs-id");
+    const second = await editor.turn(sessionId, key, null);
+    expect(toolResults(second.calls[3]).c2).toBe("Echo: b");
+    const requestIds = editor.client.frames.filter((f) => f.method === "mcp/message" && f.id !== undefined).map((f) => f.params.requestId as string);
+    expect(requestIds).toHaveLength(6); // two lists, two calls; the reconnect's list and call
+    expect(new Set(requestIds).size).toBe(requestIds.length);
+  });
+
   it("connects the attached editor's servers again when the session object is reset while the editor stays", async () => {
     const { editor, backend, sessionId } = await setup([acp("docs")], docs);
     await listed(editor, backend, 1);
@@ -239,6 +256,20 @@ describe("sub-agents", () => {
     expect(toolResults(childCalls[1])).toEqual({ cc: "Echo: from the sub-agent" });
     expect(backend.received.filter((r) => r.method === "tools/call").map((r) => r.params.arguments)).toEqual([{ message: "from the sub-agent" }]);
   });
+  it("cancel their in-flight MCP call at the server when their own turn is cancelled", async () => {
+    const child = uniqueKey("child");
+    await mockScript(child, [{ toolCalls: [call("cw", "mcp__slow__wait", {})] }, { text: "never" }]);
+    const { editor, sessionId, key } = await setup([acp("slow")], (b) =>
+      b.add("slow-id", (s) => s.registerTool("wait", { annotations: { readOnlyHint: true } }, () => new Promise<never>(() => undefined))),
+    );
+    // The sub-agent's own time limit cancels its turn; the parent's turn goes on.
+    const { calls } = await editor.turn(sessionId, key, [{ toolCalls: [call("call_delegate", "delegate_task", { goal: `wait [[mock:${child}]]`, timeout_seconds: 1 })] }, { text: "parent done" }]);
+    expect(toolResults(calls[1]).call_delegate).toMatch(/timeout/);
+    const callFrame = editor.client.frames.find((f) => f.method === "mcp/message" && f.params.method === "tools/call");
+    expect(callFrame).toBeDefined();
+    const cancelled = await editor.client.next((f) => f.method === "$/cancel_request" && f.params.requestId === callFrame!.id, 5_000, 0);
+    expect(cancelled).toBeDefined();
+  });
 });
 
 describe("servers that cannot be used never break the session", () => {
@@ -274,6 +305,17 @@ describe("servers that cannot be used never break the session", () => {
     const { editor, sessionId } = await setup([acp("docs")], docs);
     await editor.client.prompt(sessionId, "/tools").response;
     expect(editor.client.agentText(sessionId)).toMatch(/Tools in this session \(default mode\): read_file, .*\nMCP server docs: mcp__docs__echo, mcp__docs__delete_page/);
+  });
+
+  it("rejects a session/new or session/load that declares more than 32 MCP servers with -32602 naming the limit", async () => {
+    const editor = await ScriptedEditor.open();
+    const mcpServers = Array.from({ length: 33 }, (_, i) => acp(`s${i}`));
+    const created = await editor.client.request("session/new", { cwd: uniqueCwd(), mcpServers });
+    expect(created.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ path: ["mcpServers"], message: "at most 32 MCP servers per session; this request declares 33" })] });
+    const sessionId = await editor.newSession(uniqueCwd());
+    const loaded = await editor.client.request("session/load", { sessionId, cwd: uniqueCwd(), mcpServers });
+    expect(loaded.error).toMatchObject({ code: -32602, data: [expect.objectContaining({ message: "at most 32 MCP servers per session; this request declares 33" })] });
+    expect(await editor.turn(sessionId, uniqueKey(), [{ text: "still here" }])).toMatchObject({ stopReason: "end_turn" });
   });
 
   it("rejects a malformed mcpServers entry with -32602 pointing at it", async () => {

@@ -17,6 +17,13 @@ import { loose } from "./loose.js";
 
 export const MCP_MESSAGE = "mcp/message";
 
+/**
+ * The most MCP servers one session setup (`session/new`, `load`, `resume`,
+ * `fork`) may declare: each is a connection (or, through the proxy, a process)
+ * and a tool list. The service refuses more with -32602; the proxy starts none of them then.
+ */
+export const MAX_MCP_SERVERS = 32;
+
 /** Outer ACP error codes of the binding (never inner MCP codes). */
 export const McpBindingError = {
   /** No server with that id is declared on this connection. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { zAbsolutePath, zNewSession, zPrompt } from "../../../src/acp/params.js";
+import { MAX_MCP_SERVERS } from "@hermes-edge/protocol";
+import { zAbsolutePath, zForkSession, zLoadSession, zNewSession, zPrompt, zResumeSession } from "../../../src/acp/params.js";
 
 const issuesOf = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
   result.success ? [] : result.error!.issues.map((i) => ({ path: i.path, message: i.message }));
@@ -50,6 +51,22 @@ describe("zNewSession", () => {
     expect(issuesOf(zNewSession.safeParse({ cwd: "/w", mcpServers: ["stdio"] }))).toEqual([
       { path: ["mcpServers", 0], message: "an MCP server entry must be an object" },
     ]);
+  });
+});
+
+describe("the number of MCP servers a session setup declares", () => {
+  const servers = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "acp", name: `s${i}`, serverId: `id-${i}` }));
+
+  it(`accepts ${MAX_MCP_SERVERS} servers`, () => {
+    expect(MAX_MCP_SERVERS).toBe(32);
+    expect(zNewSession.safeParse({ cwd: "/w", mcpServers: servers(MAX_MCP_SERVERS) }).success).toBe(true);
+  });
+
+  it("rejects one more in session/new, load, resume and fork with an issue at ['mcpServers'] naming the limit", () => {
+    const expected = [{ path: ["mcpServers"], message: `at most ${MAX_MCP_SERVERS} MCP servers per session; this request declares ${MAX_MCP_SERVERS + 1}` }];
+    const mcpServers = servers(MAX_MCP_SERVERS + 1);
+    expect(issuesOf(zNewSession.safeParse({ cwd: "/w", mcpServers }))).toEqual(expected);
+    for (const schema of [zLoadSession, zResumeSession, zForkSession]) expect(issuesOf(schema.safeParse({ sessionId: "s", cwd: "/w", mcpServers }))).toEqual(expected);
   });
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { MAX_EDITOR_CONTENT_CHARS, MAX_EDITOR_IMAGE_CHARS, toolOutcome } from "../../../src/mcp/tool-result.js";
+import { MAX_EDITOR_CONTENT_BYTES, MAX_EDITOR_IMAGE_CHARS, toolOutcome } from "../../../src/mcp/tool-result.js";
+import { PREVIEW_CHARS } from "../../../src/tools/render.js";
+
+const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).byteLength;
 import { ToolError } from "../../../src/tools/tool.js";
 
 describe("toolOutcome", () => {
@@ -25,10 +28,33 @@ describe("toolOutcome", () => {
   it("shows several images only while they fit one log row together, and describes the rest", () => {
     const image = { type: "image" as const, data: "A".repeat(MAX_EDITOR_IMAGE_CHARS - 1000), mimeType: "image/png" };
     const content = toolOutcome("s: t", { content: [image, image, image, image, image] }).content ?? [];
-    expect(JSON.stringify(content).length).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_CHARS);
+    expect(bytes(content)).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_BYTES);
     const kinds = content.map((c) => (c.type === "content" ? c.content.type : c.type));
     expect(kinds).toEqual(["image", "image", "image", "text", "text"]);
     expect(JSON.stringify(content[3])).toContain("not shown: the result is too large to show in full");
+  });
+
+  it("counts the editor's budget in UTF-8 bytes: many multi-byte blocks stay within one log row", () => {
+    // Each preview is 5,000 characters of 3-byte text: 15 KB as UTF-8, 5 KB counted in characters.
+    const block = { type: "text" as const, text: "漢".repeat(PREVIEW_CHARS) };
+    const content = toolOutcome("s: t", { content: Array.from({ length: 200 }, () => block) }).content ?? [];
+    expect(bytes(content)).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_BYTES);
+    expect(JSON.stringify(content.at(-1))).toMatch(/more content blocks not shown: the result is too large to show in full/);
+  });
+
+  it("never outgrows the budget however many blocks a result has", () => {
+    const content = toolOutcome("s: t", { content: Array.from({ length: 200_000 }, () => ({ type: "text" as const, text: "a" })) }).content ?? [];
+    expect(bytes(content)).toBeLessThanOrEqual(MAX_EDITOR_CONTENT_BYTES);
+    expect(JSON.stringify(content.at(-1))).toMatch(/… [\d,]+ more content blocks not shown/);
+  });
+
+  it("cuts an embedded text resource like a text preview, with a note saying how much", () => {
+    const resource = { uri: "file:///big.log", mimeType: "text/plain", text: "r".repeat(PREVIEW_CHARS + 1_234) };
+    const [shown] = toolOutcome("s: t", { content: [{ type: "resource", resource }] }).content ?? [];
+    expect(shown).toEqual({
+      type: "content",
+      content: { type: "resource", resource: { uri: "file:///big.log", mimeType: "text/plain", text: `${"r".repeat(PREVIEW_CHARS)}\n… 1,234 more characters not shown` } },
+    });
   });
 
   it("describes binary embedded resources", () => {
