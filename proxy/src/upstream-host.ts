@@ -138,8 +138,8 @@ class HostedUpstream {
     createInterface({ input: child.stdout! }).on("line", (line) => this.#fromProcess(line));
     createInterface({ input: child.stderr! }).on("line", (line) => this.log.debug(`[upstream ${this.id}] ${line}`));
     child.stdin?.on("error", () => undefined); // EPIPE after a crash is reported by "exit"
-    child.on("error", (err) => this.#exited(`could not be started (${err.message})`));
-    child.on("exit", (code, signal) => this.#exited(signal ? `was killed by ${signal}` : code === 127 ? "exited with code 127 (command not found)" : `exited with code ${code}`));
+    child.on("error", (err) => this.#exited(child, `could not be started (${err.message})`));
+    child.on("exit", (code, signal) => this.#exited(child, signal ? `was killed by ${signal}` : code === 127 ? "exited with code 127 (command not found)" : `exited with code ${code}`));
     return child;
   }
 
@@ -157,8 +157,9 @@ class HostedUpstream {
     this.send(message);
   }
 
-  #exited(why: string): void {
-    if (this.#child === undefined) return;
+  /** `child` ended (or failed): only the current one counts; an earlier one's late "exit" after its "error" must not end its successor. */
+  #exited(child: ChildProcess, why: string): void {
+    if (this.#child !== child) return;
     this.#child = undefined;
     if (this.#stopping) return;
     const cause = `the local upstream agent ${this.id} (${this.command}) ${why}`;

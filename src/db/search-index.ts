@@ -55,7 +55,9 @@ export class SearchIndex {
 
   /**
    * The tenant's sessions that best match `query`, one hit per session (its best
-   * match), best first. `excludeSessionId` is the asking session, never returned.
+   * match), best first. `excludeSessionId` is the asking session, never returned;
+   * for a sub-agent, neither are the sessions it was delegated from (its parent,
+   * and theirs up to the first that is not a sub-agent): their work is its own task's.
    */
   async search(tenant: string, query: string, options: { limit?: number; excludeSessionId?: string } = {}): Promise<SearchHit[]> {
     const match = ftsMatchExpression(query);
@@ -63,12 +65,18 @@ export class SearchIndex {
     const limit = Math.min(Math.max(options.limit ?? DEFAULT_SEARCH_LIMIT, 1), MAX_SEARCH_LIMIT);
     // Snippets and ranks are computed inside the full-text query; the window then keeps each session's best row.
     const rows = await this.#db.all<HitRow>(sql`
-      WITH hits AS (
+      WITH RECURSIVE asking(id) AS (
+        SELECT ${options.excludeSessionId ?? ""}
+        UNION
+        SELECT s.parent_id FROM sessions s JOIN asking a ON s.id = a.id
+        WHERE s.tenant = ${tenant} AND s.kind = 'subagent' AND s.parent_id IS NOT NULL
+      ),
+      hits AS (
         SELECT e.session_id AS session_id,
                snippet(search_fts, 0, '**', '**', '…', 16) AS snippet,
                bm25(search_fts) AS score
         FROM search_fts JOIN search_entries e ON e.id = search_fts.rowid
-        WHERE search_fts MATCH ${match} AND e.tenant = ${tenant} AND e.session_id <> ${options.excludeSessionId ?? ""}
+        WHERE search_fts MATCH ${match} AND e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)
       ),
       best AS (
         SELECT session_id, snippet, score, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY score) AS n FROM hits

@@ -48,19 +48,23 @@ export function elicitationRequest(input: ClarifyInput, ctx: { sessionId: string
   return { mode: "form", sessionId: ctx.sessionId, toolCallId: ctx.toolCallId, message: input.question, requestedSchema };
 }
 
+function notAnswered(how: string, why: string): { output: string; shown: string } {
+  return { output: `The user ${how}. Do not ask again; proceed with your best judgement or stop and explain.`, shown: `Not answered (${why}).` };
+}
+
 /** What the model reads for the editor's answer. */
 export function answerForModel(input: ClarifyInput, response: unknown): { output: string; shown: string } {
   const parsed = zResponse.safeParse(response);
   if (!parsed.success) throw new ToolError("The editor's answer to the question was not a valid elicitation response.");
   const { action, content } = parsed.data;
-  if (action === "decline" || action === "cancel") {
-    const how = action === "decline" ? "declined to answer" : "dismissed the question without answering";
-    return { output: `The user ${how}. Do not ask again; proceed with your best judgement or stop and explain.`, shown: `Not answered (${action}).` };
-  }
+  if (action === "decline") return notAnswered("declined to answer", action);
+  if (action === "cancel") return notAnswered("dismissed the question without answering", action);
   if (action !== "accept") throw new ToolError(`The editor answered with an unknown elicitation action "${action}"; there is no answer.`);
-  const answer = content?.answer;
-  const other = typeof content?.other === "string" && content.other.trim() ? content.other.trim() : undefined;
-  if (typeof answer !== "string" || !answer.trim()) throw new ToolError("The editor accepted the question but sent no answer.");
+  if (typeof content?.answer !== "string") throw new ToolError("The editor accepted the question but sent no answer.");
+  const answer = content.answer.trim();
+  // Spaces are what the user typed, not an answer: the model is told so, as for a decline (it cannot ask again).
+  if (!answer) return notAnswered("gave a blank answer", "blank");
+  const other = typeof content.other === "string" && content.other.trim() ? content.other.trim() : undefined;
   if (input.choices && !input.choices.includes(answer)) {
     throw new ToolError(`The editor's answer "${answer}" is not one of the choices offered.`);
   }

@@ -1,8 +1,9 @@
 /**
  * `session_search`: full-text search over the user and agent messages of the
  * tenant's earlier sessions (an FTS5 index in D1, fed as turns end by
- * session/search-feed.ts). Never returns the asking session or another
- * tenant's; a deleted session has left the index.
+ * session/search-feed.ts). Never returns the asking session (nor, for a
+ * sub-agent, the sessions it was delegated from) or another tenant's; a
+ * deleted session has left the index.
  */
 import { z } from "zod";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchIndex, type SearchHit } from "../db/search-index.js";

@@ -77,6 +77,30 @@ describe("questions from the agent (clarify)", () => {
     expect(await page.getByRole("dialog").count()).toBe(0);
   });
 
+  it("does not send an answer of only spaces: the browser asks for a real one", async () => {
+    rig.mock.setScript("web-blank", [
+      { toolCalls: [{ name: "clarify", arguments: { question: "What is the cache called?" } }] },
+      { text: "Named." },
+    ]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Name the cache [[mock:web-blank]]");
+    const dialog = page.getByRole("dialog", { name: "What is the cache called?" });
+    const answer = dialog.getByRole("textbox", { name: "Answer", exact: true });
+    await answer.fill("   ");
+    await answer.press("Enter");
+    expect(await answer.evaluate((el) => (el as HTMLInputElement).validationMessage)).toBe("Enter an answer, not only spaces.");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await dialog.isVisible()).toBe(true);
+    expect(rig.mock.calls("web-blank")).toHaveLength(1);
+    await answer.fill(" hermes-cache ");
+    await dialog.getByRole("button", { name: "Submit", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Named."]);
+    expect(toolResult("web-blank")).toBe("The user answered: hermes-cache");
+    expect(errors).toEqual([]);
+  });
+
   it("closes the dialog when the service withdraws the question (the turn is cancelled elsewhere)", async () => {
     rig.mock.setScript("web-withdraw", [{ toolCalls: [{ name: "clarify", arguments: { question: "Withdraw me?", choices: ["Yes"] } }] }]);
     const { page } = await rig.page();

@@ -139,6 +139,32 @@ describe("the browser workspace", () => {
     expect(errors).toEqual([]);
   });
 
+  it("answers a read of a directory that it is a directory, and a missing file that it is not found", async () => {
+    rig.mock.setScript("web-read-dir", [
+      {
+        toolCalls: [
+          { id: "dir", name: "read_file", arguments: { path: "/workspace/docs" } },
+          { id: "missing", name: "read_file", arguments: { path: "/workspace/docs/none.md" } },
+        ],
+      },
+      { text: "Read them." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await page.evaluate(async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace", { create: true });
+      await root.getDirectoryHandle("docs", { create: true });
+    });
+    await newSession(page);
+    await send(page, "Read the docs [[mock:web-read-dir]]");
+    await expect.poll(() => agentMessages(page)).toEqual(["Read them."]);
+    const read = Object.fromEntries(
+      rig.mock.calls("web-read-dir")[1]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, String(m.content)]),
+    );
+    expect(read.dir).toMatch(/\/workspace\/docs is a directory in the browser workspace .*\[-32602\]/);
+    expect(read.missing).toMatch(/File not found: \/workspace\/docs\/none\.md .*\[-32002\]/);
+  });
+
   it("leaves the file alone when the user denies", async () => {
     rig.mock.setScript("web-deny", [
       { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "overwritten\n" } }] },

@@ -6,7 +6,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sleep } from "./acp-test-client.js";
-import { mockScript, ScriptedEditor, toolResults, uniqueCwd, uniqueKey } from "./scripted-editor.js";
+import { mockCalls, mockScript, ScriptedEditor, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
 
 /** A word no other test (or earlier run) says, so hits are this test's own. */
 const uniqueWord = () => `zq${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -98,6 +98,40 @@ describe("session_search", () => {
     await editor.turn(sessionId, key, null, `third turn says ${later}`);
     await eventually(later, (found) => found.length === 1 && found[0]!.sessionId === sessionId);
     editor.close();
+  });
+
+  it("never returns to a sub-agent the sessions it was delegated from, at any depth", async () => {
+    const word = uniqueWord();
+    const other = await sessionSaying(`another session on ${word}`, "ok");
+    await withEnv({ HERMES_MAX_SPAWN_DEPTH: "2" }, async () => {
+      const editor = await ScriptedEditor.open();
+      const rootId = await editor.newSession(uniqueCwd());
+      const grandchild = uniqueKey("grandchild");
+      await mockScript(grandchild, [...searchCall({ query: word })]);
+      const orchestrator = uniqueKey("orchestrator");
+      await mockScript(orchestrator, [
+        { toolCalls: [{ id: "s1", name: "session_search", arguments: { query: word } }] },
+        { toolCalls: [{ id: "inner", name: "delegate_task", arguments: { goal: `search [[mock:${grandchild}]]` } }] },
+        { text: "searched" },
+      ]);
+      const key = uniqueKey();
+      await mockScript(key, [
+        { text: "ok" },
+        { toolCalls: [{ id: "d1", name: "delegate_task", arguments: { goal: `search [[mock:${orchestrator}]]`, role: "orchestrator" } }] },
+        { text: "done" },
+      ]);
+      await editor.turn(rootId, key, null, `the root works on ${word}`);
+      await eventually(word, (found) => found.some((h) => h.sessionId === rootId) && found.some((h) => h.sessionId === other.sessionId));
+      await editor.turn(rootId, key, null, "delegate a search");
+      const expected = new RegExp(`^1 earlier session match "${word}" \\(best first\\):\\n1\\. .* session ${other.sessionId},`);
+      const byOrchestrator = toolResults((await mockCalls(orchestrator))[1]).s1!;
+      const byGrandchild = toolResults((await mockCalls(grandchild))[1]).s1!;
+      expect(byOrchestrator).toMatch(expected);
+      expect(byGrandchild).toMatch(expected);
+      expect(byOrchestrator + byGrandchild).not.toContain(rootId);
+      editor.close();
+    });
+    other.editor.close();
   });
 
   it("keeps tenants apart: another tenant's sessions are never found", async () => {

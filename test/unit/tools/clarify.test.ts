@@ -59,6 +59,20 @@ describe("clarify", () => {
     expect(answerForModel(withChoices, { action: "cancel" }).output).toMatch(/^The user dismissed the question without answering/);
   });
 
+  it("tells the model the user gave no answer when the answer is blank, and trims one that is not", () => {
+    for (const blank of ["", "   ", "\n\t ", "\u3000"]) {
+      expect(answerForModel({ question: "Name?" }, { action: "accept", content: { answer: blank } })).toEqual({
+        output: "The user gave a blank answer. Do not ask again; proceed with your best judgement or stop and explain.",
+        shown: "Not answered (blank).",
+      });
+    }
+    expect(answerForModel(withChoices, { action: "accept", content: { answer: "  ", other: "anything" } }).shown).toBe("Not answered (blank).");
+    expect(answerForModel({ question: "Name?" }, { action: "accept", content: { answer: "  hermes \n" } })).toEqual({
+      output: "The user answered: hermes",
+      shown: "hermes",
+    });
+  });
+
   it("refuses answers that are not answers: outside the choices, empty, unknown actions, malformed", () => {
     expect(() => answerForModel(withChoices, { action: "accept", content: { answer: "MySQL" } })).toThrow(/not one of the choices/);
     expect(() => answerForModel(withChoices, { action: "accept", content: {} })).toThrow(/no answer/);

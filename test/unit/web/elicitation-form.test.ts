@@ -1,7 +1,7 @@
 import type { ElicitationSchema } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { elicitationRequest } from "../../../src/tools/clarify.js";
-import { formContent, formFields, initialValues } from "../../../web/src/app/state/elicitation-form.js";
+import { blankAnswerMessage, formContent, formFields, initialValues } from "../../../web/src/app/state/elicitation-form.js";
 
 const ctx = { sessionId: "s", toolCallId: "t" };
 
@@ -19,6 +19,20 @@ describe("the elicitation form", () => {
     // The empty optional field is left out, not sent as "".
     expect(formContent(fields, { ...initialValues(fields), answer: "SQLite" })).toEqual({ answer: "SQLite" });
     expect(formContent(fields, { answer: "SQLite", other: "  small data  " })).toEqual({ answer: "SQLite", other: "small data" });
+  });
+
+  it("holds back a required text answer of only spaces, which would otherwise be sent as no answer", () => {
+    const req = elicitationRequest({ question: "Name?" }, ctx);
+    if (req.mode !== "form") throw new Error("form mode expected");
+    const [answer] = formFields(req.requestedSchema as ElicitationSchema);
+    expect(blankAnswerMessage(answer!, "  \t")).toBe("Enter an answer, not only spaces.");
+    // Empty is left to the native `required`; a real answer and an optional field pass.
+    expect(blankAnswerMessage(answer!, "")).toBe("");
+    expect(blankAnswerMessage(answer!, " hermes ")).toBe("");
+    const withChoices = elicitationRequest({ question: "Q", choices: ["a"] }, ctx);
+    if (withChoices.mode !== "form") throw new Error("form mode expected");
+    const other = formFields(withChoices.requestedSchema as ElicitationSchema)[1]!;
+    expect(blankAnswerMessage(other, "   ")).toBe("");
   });
 
   it("types booleans, numbers, integers, titled options and multi-selects as the schema asks", () => {

@@ -2,12 +2,12 @@
  * The agent asks the user a question (`elicitation/create`, form mode): a
  * modal dialog titled with the question, one labelled control per field of
  * the requested schema, and "Submit", "Decline", "Cancel". The browser's own
- * constraint validation checks required fields, lengths and ranges.
+ * constraint validation checks required fields (not only spaces), lengths and ranges.
  * @module
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { ElicitationAsk } from "../state/app-controller.js";
-import { formContent, formFields, initialValues, type FormField, type FormValues } from "../state/elicitation-form.js";
+import { blankAnswerMessage, formContent, formFields, initialValues, type FormField, type FormValues } from "../state/elicitation-form.js";
 
 type Set = (name: string, value: FormValues[string]) => void;
 
@@ -101,6 +101,7 @@ function Field({ field, id, values, set }: { field: FormField; id: string; value
               id={`${id}-${field.name}`}
               // One of text/email/url/date; preact's typings want a literal.
               type={field.inputType as "text"}
+              ref={(el) => el?.setCustomValidity(blankAnswerMessage(field, value))}
               minLength={field.minLength}
               maxLength={field.maxLength}
               pattern={field.pattern}

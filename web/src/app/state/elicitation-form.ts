@@ -109,6 +109,15 @@ export function initialValues(fields: readonly FormField[]): FormValues {
 }
 
 /**
+ * The validity message of a required text field whose value is only spaces
+ * (native `required` counts them as an answer; `formContent` would drop them
+ * and send none), or "" when the value is fine.
+ */
+export function blankAnswerMessage(field: FormField, value: FormValues[string] | undefined): string {
+  return field.kind === "text" && field.required && typeof value === "string" && value !== "" && !value.trim() ? "Enter an answer, not only spaces." : "";
+}
+
+/**
  * The `content` of an accept answer: typed as the schema asks, and without
  * the optional fields the user left empty (an empty string is not an answer).
  * The dialog's native constraint validation has already checked required

@@ -79,7 +79,8 @@ export class OpfsWorkspace {
       try {
         dir = await dir.getDirectoryHandle(name, { create });
       } catch (err) {
-        if (!create && isNotFound(err)) return undefined;
+        // A file where a directory would be: the path does not exist either.
+        if (!create && (isNotFound(err) || isTypeMismatch(err))) return undefined;
         throw err;
       }
     }
@@ -93,10 +94,8 @@ export class OpfsWorkspace {
     try {
       return await dir.getFileHandle(segments.at(-1)!, { create });
     } catch (err) {
+      if (isTypeMismatch(err)) throw RequestError.invalidParams({ path }, `${path} is a directory in the browser workspace`);
       if (!create && isNotFound(err)) return undefined;
-      if (err instanceof DOMException && err.name === "TypeMismatchError") {
-        throw RequestError.invalidParams({ path }, `${path} is a directory in the browser workspace`);
-      }
       throw err;
     }
   }
@@ -107,5 +106,10 @@ export class OpfsWorkspace {
 }
 
 function isNotFound(err: unknown): boolean {
-  return err instanceof DOMException && (err.name === "NotFoundError" || err.name === "TypeMismatchError");
+  return err instanceof DOMException && err.name === "NotFoundError";
+}
+
+/** The entry exists but is of the other kind (a directory asked for as a file, or the reverse). */
+function isTypeMismatch(err: unknown): boolean {
+  return err instanceof DOMException && err.name === "TypeMismatchError";
 }
