@@ -8,7 +8,9 @@ import { sessionInfo } from "../connection/session-info.js";
 import { LISTED_KINDS, SessionIndex } from "../db/session-index.js";
 import { MAX_LINEAGE_LINKS, SegmentIndex } from "../db/segment-index.js";
 import type { SegmentRow } from "../../schema/segments.js";
+import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
+import type { SessionHistory } from "../session/session-rpc.js";
 import { bearerAuth, type AuthVariables } from "./auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { subagentRoutes } from "./subagent-routes.js";
@@ -42,13 +44,18 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     const current = await new SegmentIndex(c.env.DB).current(tenant, c.req.param("id"));
     if (!current) throw notFound();
     const chain = await new SegmentIndex(c.env.DB).chain(tenant, current.id);
-    return c.json({ sessionId: c.req.param("id"), chain: chain.map(segmentView), truncated: chain.length >= MAX_LINEAGE_LINKS });
+    // A chain of exactly the maximum that ends at its root is complete.
+    const truncated = chain.length >= MAX_LINEAGE_LINKS && chain.at(-1)?.parentId != null;
+    return c.json({ sessionId: c.req.param("id"), chain: chain.map(segmentView), truncated });
   })
   .get("/sessions/:id/history", async (c) => {
     const session = await ownedSessionObject(c.env, c.get("tenant"), c.req.param("id"));
-    const outcome = await session.readHistory(c.get("tenant"));
-    if (!outcome.ok) throw notFound();
-    return c.json(outcome.result);
+    // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
+    const outcome = (await session.readHistory(c.get("tenant"))) as RpcOutcome<SessionHistory>;
+    if (outcome.ok) return c.json(outcome.result);
+    if (outcome.error.code === ErrorCode.resourceNotFound) throw notFound();
+    // Mapped by code; an unexpected failure is a 500 that shows nothing (never a 404 that hides it).
+    throw httpError(outcome.error.code, outcome.error.message, outcome.error.data);
   })
   .route("/", subagentRoutes)
   .route("/", memoryRoutes)

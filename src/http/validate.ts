@@ -12,8 +12,12 @@ import { ErrorCode, httpError } from "./http-error.js";
 export const MAX_BODY_BYTES = 16 * 1024;
 
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  const text = await c.req.text();
-  if (text.length > MAX_BODY_BYTES) throw httpError(ErrorCode.invalidRequest, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+  const tooLarge = () => httpError(ErrorCode.invalidRequest, `request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, { status: 413 });
+  // A declared length over the limit is refused before anything is read; the bytes read are counted too.
+  if (Number(c.req.header("Content-Length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  const text = new TextDecoder().decode(bytes);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -44,6 +44,35 @@ describe("REST errors", () => {
     expect(created).not.toContain(env.SESSION.idFromName(id).toString());
   });
 
+  it("answers a body over 16 KiB with 413, counting bytes: 6,000 euro signs are 18,000 of them", async () => {
+    const text = JSON.stringify({ entries: ["€".repeat(6_000)] });
+    expect(text.length).toBeLessThan(16 * 1024);
+    const res = await call("/v1/memory?cwd=/work/big", { method: "PUT", token: "tok-alpha", text });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: { code: -32600, message: "request body is larger than 16384 bytes" } });
+  });
+
+  it("says a lineage of exactly the maximum that ends at its root is complete, and one longer is cut", async () => {
+    const sessionId = crypto.randomUUID();
+    const insert = (i: number) =>
+      env.DB.prepare("INSERT INTO segments (id, acp_session_id, tenant, kind, parent_id, root_id, compression_depth, created_at) VALUES (?, ?, 'alpha', ?, ?, ?, ?, ?)").bind(
+        `${sessionId}-${i}`,
+        sessionId,
+        i === 0 ? "root" : "continuation",
+        i === 0 ? null : `${sessionId}-${i - 1}`,
+        `${sessionId}-0`,
+        i,
+        1_000 + i,
+      );
+    await env.DB.batch(Array.from({ length: 100 }, (_, i) => insert(i)));
+    const lineage = async () => (await (await call(`/v1/sessions/${sessionId}/lineage`, { token: "tok-alpha" })).json()) as { chain: unknown[]; truncated: boolean };
+    expect(await lineage()).toMatchObject({ truncated: false });
+    expect((await lineage()).chain).toHaveLength(100);
+    await insert(100).run();
+    expect(await lineage()).toMatchObject({ truncated: true });
+    expect((await lineage()).chain).toHaveLength(100);
+  });
+
   it("answers a bad query with 400 -32602 and the zod issues", async () => {
     const res = await call("/v1/sessions?cwd=", { token: "tok-alpha" });
     expect(res.status).toBe(400);
