@@ -4,6 +4,7 @@
  */
 import { upstreamModel, upstreamSettings } from "./agent/providers/upstream-config.js";
 import type { Env } from "./env.js";
+import { zTenant } from "./tenant/tenant-name.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_MODEL = "gpt-4o-mini";
@@ -64,16 +65,31 @@ export function coalesceMs(env: Env): number {
   return Number.isFinite(n) && n >= 0 ? n : DEFAULT_COALESCE_MS;
 }
 
-/** `HERMES_EDGE_TOKENS` is `tenant:token,tenant:token`; returns token → tenant. */
+/**
+ * `HERMES_EDGE_TOKENS` is `tenant:token,tenant:token`; returns token → tenant.
+ * A pair whose tenant is not a valid tenant name (`zTenant`) is left out, with
+ * a warning once per setting: that tenant's limits and keys could never be
+ * administered.
+ */
 export function tokenTable(raw: string | undefined): Map<string, string> {
   const table = new Map<string, string>();
+  const refused: string[] = [];
   for (const pair of splitList(raw)) {
     const colon = pair.indexOf(":");
     if (colon <= 0 || colon === pair.length - 1) continue;
-    table.set(pair.slice(colon + 1).trim(), pair.slice(0, colon).trim());
+    const tenant = pair.slice(0, colon).trim();
+    if (!zTenant.safeParse(tenant).success) refused.push(tenant);
+    else table.set(pair.slice(colon + 1).trim(), tenant);
+  }
+  if (refused.length > 0 && warnedTokens !== raw) {
+    warnedTokens = raw;
+    console.warn(`HERMES_EDGE_TOKENS: left out the pairs of ${refused.map((t) => JSON.stringify(t)).join(", ")}: a tenant name is letters, digits and . _ @ - (at most 64)`);
   }
   return table;
 }
+
+/** The `HERMES_EDGE_TOKENS` value last warned about, so a bad pair is reported once, not per request. */
+let warnedTokens: string | undefined;
 
 function splitList(raw: string | undefined): string[] {
   return (raw ?? "")

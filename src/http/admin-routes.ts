@@ -14,13 +14,7 @@ import { adminAuth } from "./admin-auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { usageReport, zUsageQuery } from "./usage-routes.js";
 import { jsonBody, queryOf } from "./validate.js";
-
-/** Tenant names an admin can address: what fits in a URL path segment and a log line. */
-export const zTenant = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, "letters, digits and . _ @ - only, starting with a letter or digit");
+import { zTenant } from "../tenant/tenant-name.js";
 
 const zCreateKey = z.strictObject({
   tenant: zTenant,

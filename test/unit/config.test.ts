@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   coalesceMs,
   contextWindowFor,
@@ -32,6 +32,16 @@ describe("tokenTable", () => {
 
   it("skips malformed pairs: no colon, no tenant, no token, empty entries", () => {
     expect([...tokenTable("nocolon,:tok-x,tenant:,tenant:   ,,  , ok:tok-ok")]).toEqual([["tok-ok", "ok"]]);
+  });
+
+  it("leaves out a pair whose tenant could never be administered, warning once per setting", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const raw = "team a:tok-1,ok:tok-ok,-dash:tok-2";
+    expect([...tokenTable(raw)]).toEqual([["tok-ok", "ok"]]);
+    expect([...tokenTable(raw)]).toEqual([["tok-ok", "ok"]]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toContain('"team a", "-dash"');
+    warn.mockRestore();
   });
 
   it("splits at the first colon, so tokens may contain colons", () => {
