@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { ApiKeyRow } from "../../schema/api-keys.js";
 import { ApiKeyStore, keyStatus } from "../db/api-keys.js";
 import type { Env } from "../env.js";
-import { zLimitOverrides } from "../tenant/limits.js";
+import { parseDefaultLimits, TenantLimitsConfigError, zLimitOverrides } from "../tenant/limits.js";
 import { adminAuth } from "./admin-auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { usageReport, zUsageQuery } from "./usage-routes.js";
@@ -51,6 +51,19 @@ function tenantParam(raw: string): string {
   return parsed.data;
 }
 
+/**
+ * An unusable `HERMES_TENANT_LIMITS` refuses every turn; the admin, who can fix
+ * it, is told why (a 500 that says so) instead of getting an opaque one.
+ */
+function usableDefaults(env: Env): void {
+  try {
+    parseDefaultLimits(env.HERMES_TENANT_LIMITS);
+  } catch (err) {
+    if (!(err instanceof TenantLimitsConfigError)) throw err;
+    throw httpError(ErrorCode.internalError, err.message, { variable: "HERMES_TENANT_LIMITS" }, { status: 500, expose: true });
+  }
+}
+
 export const adminRoutes = new Hono<{ Bindings: Env }>()
   .use(adminAuth())
   .post("/keys", async (c) => {
@@ -74,11 +87,14 @@ export const adminRoutes = new Hono<{ Bindings: Env }>()
   })
   .get("/tenants/:tenant/limits", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
+    usableDefaults(c.env);
     return c.json(await c.env.TENANT.get(c.env.TENANT.idFromName(tenant)).limits());
   })
   .put("/tenants/:tenant/limits", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
     const overrides = await jsonBody(c, zLimitOverrides);
+    // Before the write: with unusable defaults the overrides would be stored and the answer a 500.
+    usableDefaults(c.env);
     return c.json(await c.env.TENANT.get(c.env.TENANT.idFromName(tenant)).setLimits(overrides));
   })
   .get("/usage", async (c) => {

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease } from "../../src/tenant/tenant-slots.js";
 import { usageBatch, utcDay } from "../../src/tenant/usage.js";
 import { sleep } from "./acp-test-client.js";
-import { admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
+import app from "../../src/worker.js";
+import { ADMIN_TOKEN, admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
 
 async function withLimits(limits: Record<string, number | null>): Promise<string> {
   const tenant = uniqueTenant();
@@ -102,12 +103,18 @@ describe("sub-agent slots", () => {
   });
 
   it("stop waiting when the pool's signal aborts", async () => {
-    const tenant = await withLimits({ maxConcurrentSubagents: 0 });
+    const tenant = await withLimits({ maxConcurrentSubagents: 1 });
+    await acquireSubagent(env, tenant, "busy");
     const controller = new AbortController();
     const waiting = acquireSubagent(env, tenant, "child", { signal: controller.signal, pollMs: 20 });
     await sleep(60);
     controller.abort(new Error("turn cancelled"));
     await expect(waiting).rejects.toThrow("turn cancelled");
+  });
+
+  it("refuses at once, without waiting, when the tenant allows no sub-agents", async () => {
+    const tenant = await withLimits({ maxConcurrentSubagents: 0 });
+    await expect(acquireSubagent(env, tenant, "child", { pollMs: 20 })).rejects.toMatchObject({ code: -32003 });
   });
 });
 
@@ -198,5 +205,27 @@ describe("usage", () => {
     expect(noTenant.status).toBe(400);
     expect((await json(noTenant)).error.data[0].path).toEqual(["tenant"]);
     expect((await call("/v1/usage")).status).toBe(401);
+  });
+});
+
+describe("admin limits with an unusable HERMES_TENANT_LIMITS", () => {
+  // The Worker's own fetch with the one binding changed; everything else is the project's.
+  const withBadDefaults = (path: string, init: RequestInit) =>
+    app.fetch(new Request(`http://hermes.test/v1/admin${path}`, { ...init, headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json", ...init.headers } }), {
+      ...env,
+      HERMES_TENANT_LIMITS: "{not json",
+    });
+
+  it("tells the admin why, and a PUT stores nothing", async () => {
+    const tenant = uniqueTenant();
+    for (const [method, body] of [["GET", undefined], ["PUT", JSON.stringify({ maxConcurrentTurns: 1 })]] as const) {
+      const res = await withBadDefaults(`/tenants/${tenant}/limits`, { method, ...(body ? { body } : {}) });
+      expect(res.status, method).toBe(500);
+      expect(await res.json(), method).toEqual({
+        error: { code: -32603, message: "HERMES_TENANT_LIMITS is not valid JSON", data: { variable: "HERMES_TENANT_LIMITS" } },
+      });
+    }
+    // With the project's defaults again, the tenant has no overrides: the refused PUT left none.
+    expect((await json(admin(`/tenants/${tenant}/limits`))).overrides).toEqual({});
   });
 });
