@@ -55,14 +55,15 @@ export class ApiKeyStore {
     return rows[0];
   }
 
-  /** Newest first, optionally one tenant's. */
-  async list(tenant: string | undefined): Promise<ApiKeyRow[]> {
-    return this.#db
+  /** Newest first, optionally one tenant's; `truncated` when more than `MAX_KEYS_LISTED` exist. */
+  async list(tenant: string | undefined): Promise<{ rows: ApiKeyRow[]; truncated: boolean }> {
+    const rows = await this.#db
       .select()
       .from(apiKeys)
       .where(tenant === undefined ? undefined : eq(apiKeys.tenant, tenant))
       .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      .limit(MAX_KEYS_LISTED);
+      .limit(MAX_KEYS_LISTED + 1);
+    return { rows: rows.slice(0, MAX_KEYS_LISTED), truncated: rows.length > MAX_KEYS_LISTED };
   }
 
   /** Revokes once: a second revoke keeps the first time. Undefined for an unknown id. */

@@ -75,8 +75,8 @@ export const adminRoutes = new Hono<{ Bindings: Env }>()
   .get("/keys", async (c) => {
     const { tenant } = queryOf(c, z.object({ tenant: zTenant.optional() }));
     const now = Date.now();
-    const rows = await new ApiKeyStore(c.env.DB).list(tenant);
-    return c.json({ keys: rows.map((row) => keyView(row, now)) });
+    const { rows, truncated } = await new ApiKeyStore(c.env.DB).list(tenant);
+    return c.json({ keys: rows.map((row) => keyView(row, now)), truncated });
   })
   .delete("/keys/:id", async (c) => {
     const id = c.req.param("id");

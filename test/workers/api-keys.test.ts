@@ -38,6 +38,7 @@ describe("managed keys", () => {
     expect(listed.keys).toEqual([
       { id: created.id, tenant, label: "Ada's laptop", status: "active", createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: null },
     ]);
+    expect(listed.truncated).toBe(false);
     expect(JSON.stringify(listed)).not.toContain(created.key);
     const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(created.id).first<Record<string, unknown>>();
     expect(JSON.stringify(row)).not.toContain(created.key);
@@ -50,6 +51,21 @@ describe("managed keys", () => {
     // The key's tenant owns the session: another tenant's token cannot see it.
     expect((await call(`/v1/sessions/${sessionId}`, { token: "tok-alpha" })).status).toBe(404);
     client.close();
+  });
+
+  it("lists at most 1,000 keys and says when there are more", async () => {
+    const tenant = uniqueTenant();
+    const insert = (i: number) =>
+      env.DB.prepare("INSERT INTO api_keys (id, tenant, label, sha256, created_at) VALUES (?, ?, 'bulk', ?, ?)").bind(`key_${tenant}_${i}`, tenant, `${tenant}-${String(i).padStart(6, "0")}`.padEnd(64, "0"), i);
+    for (let start = 0; start < 1_000; start += 250) await env.DB.batch(Array.from({ length: 250 }, (_, i) => insert(start + i)));
+    const full = await json(admin(`/keys?tenant=${tenant}`));
+    expect(full.keys).toHaveLength(1_000);
+    expect(full.truncated).toBe(false);
+    await insert(1_000).run();
+    const more = await json(admin(`/keys?tenant=${tenant}`));
+    expect(more.keys).toHaveLength(1_000);
+    expect(more.truncated).toBe(true);
+    expect(more.keys[0].id).toBe(`key_${tenant}_1000`); // newest first
   });
 
   it("a browser can offer the key as a subprotocol token", async () => {
