@@ -23,6 +23,7 @@ import { decorateSubagentUpdate, editorParams, isRelayed, type RelayIds } from "
 import { forwardFailure } from "./forward-port.js";
 import { PoolAbortedError, SubagentPool } from "./subagent-pool.js";
 import { resultWithoutRun, shortLine, type SubagentResult } from "./subagent-result.js";
+import { holdSlotWithin, type SlotRelease } from "./slot-wait.js";
 import {
   SUBAGENT_MAX_MODEL_CALLS,
   type DelegatedTask,
@@ -125,6 +126,8 @@ export class Subagents implements SubagentSpawner {
     } finally {
       options.signal.removeEventListener("abort", onParentAbort);
       this.#running.delete(subagentId);
+      // What the task still has going (a forwarded MCP call, say) stops with it.
+      controller.abort();
       this.tunnels?.forget(subagentId);
       this.#remember();
     }
@@ -209,26 +212,20 @@ export class Subagents implements SubagentSpawner {
 
   async #run(entry: Running, task: DelegatedTask): Promise<SubagentResult> {
     const { subagentId } = entry.ids;
-    let release: () => Promise<void>;
-    // Waiting for a slot counts against the task's time limit: a tenant at its
-    // limit for that long (or with a limit of 0) fails the task instead of hanging the turn.
-    const waitMs = task.timeoutMs ?? DEFAULT_SUBAGENT_LIMIT_MS;
-    const waiting = new AbortController();
-    const stopWaiting = () => waiting.abort(entry.controller.signal.reason);
-    entry.controller.signal.addEventListener("abort", stopWaiting, { once: true });
-    const timer = setTimeout(() => waiting.abort(new Error(`No sub-agent slot became free within ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`}: the tenant is at its maxConcurrentSubagents limit.`)), waitMs);
+    let release: SlotRelease;
+    const limitMs = task.timeoutMs ?? DEFAULT_SUBAGENT_LIMIT_MS;
+    const started = this.now();
     try {
-      release = await this.slots.holdSubagent(subagentId, waiting.signal);
+      release = await holdSlotWithin((signal) => this.slots.holdSubagent(subagentId, signal), entry.controller.signal, limitMs);
     } catch (err) {
       const model = this.log.store.record()!.model;
       if (entry.controller.signal.aborted) return resultWithoutRun(entry.taskIndex, subagentId, model, "interrupted", "Interrupted before it started.");
       return resultWithoutRun(entry.taskIndex, subagentId, model, "failed", err instanceof Error ? err.message : String(err));
-    } finally {
-      clearTimeout(timer);
-      entry.controller.signal.removeEventListener("abort", stopWaiting);
     }
+    // The wait counted against the task's time limit; the run gets what is left.
+    const left = Math.max(1, limitMs - (this.now() - started));
     try {
-      return await this.#runHolding(entry, task);
+      return await this.#runHolding(entry, { ...task, timeoutMs: left });
     } finally {
       await release();
     }

@@ -74,7 +74,7 @@ class FakeChild implements SubagentLink {
 
 type HoldSubagent = (subagentId: string, signal: AbortSignal) => Promise<() => Promise<void>>;
 
-function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}, holdSubagent?: HoldSubagent) {
+function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}, holdSubagent?: HoldSubagent, now: () => number = () => 0) {
   let current: SessionRecord = { ...RECORD, ...record };
   const log = {
     store: { record: () => current, updateRecord: (patch: Partial<SessionRecord>) => (current = { ...current, ...patch }) },
@@ -100,7 +100,7 @@ function setup(settings: Partial<DelegationSettings> = {}, record: Partial<Sessi
     },
     { holdSubagent: holdSubagent ?? (async () => async () => void slotsReleased.push(1)) },
     () => `sub-${++n}`,
-    () => 0,
+    now,
   );
   const client = new FakeClient({ fs: { readTextFile: true } });
   const emitted: SessionUpdate[] = [];
@@ -125,6 +125,20 @@ describe("Subagents", () => {
     expect(result.status).toBe("failed");
     expect(result.summary).toMatch(/No sub-agent slot became free within 50 ms: the tenant is at its maxConcurrentSubagents limit/);
     expect(s.children).toHaveLength(0);
+  });
+
+  it("takes the time the slot took off the time the task then runs", async () => {
+    let clock = 1_000;
+    const slowSlot: HoldSubagent = async () => {
+      clock += 400; // the slot came 400 ms later
+      return async () => undefined;
+    };
+    const s = setup({}, {}, slowSlot, () => clock);
+    void s.spawn({ timeoutMs: 1_000 });
+    await s.children[0]?.started;
+    for (let i = 0; i < 5 && !s.children[0]; i++) await tick();
+    expect(s.children[0]!.spec!.timeoutMs).toBe(600);
+    s.children[0]!.finish();
   });
 
   it("records a task cancelled while it waits for a slot as interrupted", async () => {
