@@ -26,7 +26,13 @@ export class ClientRequestError extends Error {
 }
 
 export class ClientRequests {
-  #next = 1;
+  /**
+   * Request numbers start from this instance's start time (in µs-sized steps
+   * of a millisecond clock), not from 1: an instance that replaced an evicted
+   * or restarted one must never reuse an id its predecessor sent, or an
+   * editor's late answer to an old permission dialog would settle a new one.
+   */
+  #next: number;
   readonly #pending = new Map<string, Pending>();
 
   /**
@@ -37,7 +43,10 @@ export class ClientRequests {
   constructor(
     private readonly sessionId: () => string,
     private readonly withdraw: (connectionId: string, requestId: string) => void = () => undefined,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.#next = now() * 1000 + 1;
+  }
 
   /**
    * Builds the frame to send and a promise of the editor's answer. A `bound`

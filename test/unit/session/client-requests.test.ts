@@ -9,13 +9,25 @@ const idOf = (frame: string) => (JSON.parse(frame) as { id: string }).id;
 describe("ClientRequests", () => {
   it("builds request frames whose ids embed the session and count up", () => {
     let sessionId = "";
-    const requests = new ClientRequests(() => sessionId);
+    const requests = new ClientRequests(() => sessionId, undefined, () => 7);
     sessionId = "sess-1"; // read lazily
     const first = requests.open("conn-a", "fs/read_text_file", { path: "/a" });
     const second = requests.open("conn-a", "session/request_permission", { options: [] });
-    expect(JSON.parse(first.frame)).toEqual({ jsonrpc: "2.0", id: "hermes:sess-1:1", method: "fs/read_text_file", params: { path: "/a" } });
-    expect(idOf(second.frame)).toBe("hermes:sess-1:2");
+    expect(JSON.parse(first.frame)).toEqual({ jsonrpc: "2.0", id: "hermes:sess-1:7001", method: "fs/read_text_file", params: { path: "/a" } });
+    expect(idOf(second.frame)).toBe("hermes:sess-1:7002");
     expect(sessionOfRequestId(idOf(first.frame))).toBe("sess-1");
+  });
+
+  it("never reuses a replaced instance's ids, so an old dialog's late answer cannot settle a new request", async () => {
+    let clock = Date.parse("2026-12-01T12:00:00Z");
+    const before = new ClientRequests(() => "s", undefined, () => clock);
+    const old = idOf(before.open("conn-a", "session/request_permission", {}).frame);
+    clock += 5; // the object restarts a few ms later
+    const after = new ClientRequests(() => "s", undefined, () => clock);
+    const fresh = after.open("conn-b", "session/request_permission", {});
+    expect(idOf(fresh.frame)).not.toBe(old);
+    expect(after.settle({ id: old, result: { outcome: { outcome: "selected", optionId: "allow_always" } } })).toBe(false);
+    expect(Number(idOf(fresh.frame).split(":").pop())).toBeLessThan(Number.MAX_SAFE_INTEGER);
   });
 
   it("settles a request once; later answers for it are ignored", async () => {
