@@ -168,6 +168,12 @@ function attachment(capabilities: ClientCapabilities): Attachment {
 
 /** Bounds one RPC's size; a 10,000-update replay goes out in several batches. */
 const MAX_BATCH_FRAMES = 1_000;
+/**
+ * And by characters: an RPC's arguments are limited to 32 MiB, and a string
+ * crosses in at most 2 bytes per character, so big diffs or tool outputs never
+ * make a batch the runtime refuses (which would look like a dead connection).
+ */
+const MAX_BATCH_CHARS = 8 * 1024 * 1024;
 
 export type Deliver = (frames: string[]) => Promise<boolean>;
 
@@ -205,10 +211,12 @@ export class Outbox {
   async #run(): Promise<void> {
     try {
       while (this.#queue.length > 0 && !this.#gone) {
-        const batch = this.#queue.splice(0, MAX_BATCH_FRAMES);
-        // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so
-        // it counts as gone too and this run always yields before `finally` clears `#flushing`.
-        const ok = await new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => false);
+        const batch = this.#queue.splice(0, batchLength(this.#queue));
+        // A delivery that throws (an RPC hiccup) is tried once more before the
+        // connection counts as gone: letting go of a live one loses its turn's answer.
+        // Frames that did arrive the first time come twice, which clients drop (by seq,
+        // and a response's id is settled once).
+        const ok = (await this.#attempt(batch)) ?? (await this.#attempt(batch)) ?? false;
         if (!ok) {
           this.#gone = true;
           this.#queue = [];
@@ -219,4 +227,21 @@ export class Outbox {
       this.#flushing = null;
     }
   }
+
+  /** One delivery: its answer, or undefined when it threw. */
+  #attempt(batch: string[]): Promise<boolean | undefined> {
+    // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so this
+    // always yields before the run's `finally` clears `#flushing`.
+    return new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => undefined);
+  }
+}
+
+/** How many queued frames the next batch takes: at least one, within both bounds. */
+function batchLength(queue: string[]): number {
+  let chars = 0;
+  for (let i = 0; i < queue.length && i < MAX_BATCH_FRAMES; i++) {
+    chars += queue[i]!.length;
+    if (chars > MAX_BATCH_CHARS) return Math.max(1, i);
+  }
+  return Math.min(queue.length, MAX_BATCH_FRAMES);
 }

@@ -69,7 +69,7 @@ describe("Outbox", () => {
     expect(onGone).toHaveBeenCalledTimes(1);
   });
 
-  it("treats a deliver that rejects as gone", async () => {
+  it("treats a deliver that rejects twice as gone", async () => {
     const onGone = vi.fn();
     const deliver = vi.fn(() => Promise.reject(new Error("socket closed")));
     const outbox = new Outbox(deliver, onGone);
@@ -78,9 +78,39 @@ describe("Outbox", () => {
     await outbox.drained();
     expect(outbox.gone).toBe(true);
     expect(onGone).toHaveBeenCalledTimes(1);
-    expect(deliver).toHaveBeenCalledTimes(1);
+    expect(deliver).toHaveBeenCalledTimes(2); // tried once more
     outbox.push("c");
-    expect(deliver).toHaveBeenCalledTimes(1);
+    expect(deliver).toHaveBeenCalledTimes(2);
+  });
+
+  it("tries a delivery that threw once more, and keeps a live connection that answers it", async () => {
+    const onGone = vi.fn();
+    const batches: string[][] = [];
+    let calls = 0;
+    const deliver = vi.fn((frames: string[]) => {
+      batches.push(frames);
+      return ++calls === 1 ? Promise.reject(new Error("overloaded")) : Promise.resolve(true);
+    });
+    const outbox = new Outbox(deliver, onGone);
+    outbox.push("a");
+    outbox.push("b");
+    await outbox.drained();
+    expect(outbox.gone).toBe(false);
+    expect(onGone).not.toHaveBeenCalled();
+    expect(batches).toEqual([["a"], ["a"], ["b"]]);
+  });
+
+  it("keeps a batch's characters within what one RPC can carry", async () => {
+    const batches: string[][] = [];
+    const outbox = new Outbox((frames) => {
+      batches.push(frames);
+      return Promise.resolve(true);
+    }, () => {});
+    const big = "x".repeat(3 * 1024 * 1024); // three of these would pass 8 Mi characters
+    for (let i = 0; i < 6; i++) outbox.push(`${i}${big}`);
+    await outbox.drained();
+    expect(batches.map((b) => b.length)).toEqual([1, 2, 2, 1]);
+    expect(batches.flat().map((f) => f[0])).toEqual(["0", "1", "2", "3", "4", "5"]);
   });
 
   it("treats a deliver that throws synchronously as gone", async () => {
