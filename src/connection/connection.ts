@@ -177,9 +177,17 @@ async function dispatchFrame(text: string, connection: Connection, maxFrameBytes
   }
   const decoded = decodeFrame(text);
   switch (decoded.kind) {
-    case "invalid":
+    case "invalid": {
       connection.send(errorFrame(decoded.id, toErrorResponse(decoded.error)));
+      // A malformed answer to one of a session's requests still ends the wait for it
+      // (a question has no timeout: the turn would hang until cancelled).
+      const sessionId = sessionOfRequestId(decoded.id);
+      if (typeof decoded.id === "string" && sessionId && connection.state.get()?.sessions.includes(sessionId)) {
+        const message = `The editor's answer was not valid JSON-RPC: ${decoded.error.message}${detailOf(decoded.error.data)}`;
+        await connection.session(sessionId).clientResponse(connection.id, { id: decoded.id, error: { code: ErrorCode.invalidRequest, message } });
+      }
       return;
+    }
     case "request":
       return inOrder(() => handleRequest(decoded.message, connection));
     case "notification":
@@ -241,6 +249,11 @@ async function handleResponse(message: IncomingResponse, connection: Connection)
     id: message.id,
     ...(message.error ? { error: message.error } : { result: message.result }),
   });
+}
+
+function detailOf(data: unknown): string {
+  const detail = (data as { detail?: unknown } | undefined)?.detail;
+  return typeof detail === "string" ? ` (${detail})` : "";
 }
 
 /** The id of a response to one of the session's requests, read from the start of a frame too large to parse. */

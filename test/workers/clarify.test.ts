@@ -105,6 +105,19 @@ describe("clarify", () => {
     editor.close();
   });
 
+  it("ends the question when the editor's answer is not valid JSON-RPC, instead of waiting for ever", async () => {
+    const { editor, sessionId, key } = await setup();
+    editor.elicit = () => {
+      const { id } = editor.requests("elicitation/").at(-1)!;
+      editor.client.send({ id, result: { action: "accept", content: { answer: "SQLite" } } }); // no "jsonrpc": "2.0"
+      return never();
+    };
+    const turn = await editor.turn(sessionId, key, steps(ask("q1", DB_QUESTION)));
+    expect(turn.stopReason).toBe("end_turn");
+    expect(toolResults(turn.calls[1]).q1).toMatch(/^Error: The editor could not ask the question: The editor's answer was not valid JSON-RPC: Invalid request \(jsonrpc: must be "2.0"\) \[-32600\]/);
+    editor.close();
+  });
+
   it("is never offered to a client without form elicitation, and calling it anyway asks nothing", async () => {
     for (const caps of [FULL_CAPS, { ...FULL_CAPS, elicitation: { url: {} } }]) {
       const { editor, sessionId, key } = await setup(caps);
