@@ -72,7 +72,9 @@ export class PromptRunner {
   turnState(): TurnState {
     const record = this.#store.record();
     return {
-      state: this.#current ? "running" : "idle",
+      // Running from the moment a prompt is on its way, not only while its turn runs: a
+      // reconnecting client that hears "idle" sends its unanswered prompt again.
+      state: this.#current || this.#draining || this.#arrivals.waiting ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
       ...(record?.lastTurn ? { lastRequestId: record.lastTurn.requestId, lastConnectionId: record.lastTurn.connectionId } : {}),
       ...(record?.interruptedPrompt ? { interruptedPrompt: record.interruptedPrompt } : {}),

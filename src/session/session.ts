@@ -81,6 +81,8 @@ export class Session {
   readonly mcp: McpServers;
   /** `session/delete` began: this instance takes nothing more (the object starts a fresh one). */
   #deleted = false;
+  /** A close or delete is stopping the turn and letting connections go. */
+  #stopping = false;
 
   constructor(
     sql: SqlStorage,
@@ -220,6 +222,8 @@ export class Session {
   }
 
   async prompt(conn: ConnectionRef, requestId: RequestId, prompt: ContentBlock[]): Promise<null> {
+    // A close or delete under way lets every connection go: a prompt now would run after it.
+    if (this.#stopping) throw sessionNotFound();
     this.#ownAttached(conn);
     // A sub-agent busy with its task takes no prompts: they would interleave its history.
     if (this.task.running) throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
@@ -373,10 +377,15 @@ export class Session {
   /** Cancels the turn, answers queued prompts and lets every connection go (close and delete). */
   async #stop(conn: ConnectionRef): Promise<void> {
     this.#own(conn);
-    this.runner.cancelAll();
-    await this.runner.idle();
-    this.log.detachAll();
-    this.mcp.closeAll();
+    this.#stopping = true;
+    try {
+      this.runner.cancelAll();
+      await this.runner.idle();
+      this.log.detachAll();
+      this.mcp.closeAll();
+    } finally {
+      this.#stopping = false;
+    }
   }
 
   /** The object's heartbeat while a turn runs: the tenant's slot is renewed. */

@@ -22,6 +22,11 @@ export class SlotArrivals {
 
   constructor(private readonly slots: Pick<SessionSlots, "holdTurn" | "releaseTurn">) {}
 
+  /** Some prompt is waiting for the slot (or has not yet left after it came). */
+  get waiting(): boolean {
+    return this.#waiting.size > 0;
+  }
+
   /**
    * Waits for the slot; resolves to whether the prompt was cancelled meanwhile.
    * A refused slot is not an error here: the queue asks again and answers the

@@ -61,6 +61,20 @@ function inFreshObject(run: (store: SessionStore) => Promise<void>): Promise<voi
 }
 
 describe("a prompt waiting for its turn slot", () => {
+  it("counts as a running turn for a reconnecting client, which must not send it again", async () => {
+    await inFreshObject(async (store) => {
+      const { runner, grant } = setUp(store);
+      expect(runner.turnState().state).toBe("idle");
+      const arriving = runner.enqueue(CONN, 7, [{ type: "text", text: "hello" }]);
+      expect(runner.turnState().state).toBe("running");
+      runner.cancelAll();
+      grant();
+      await arriving;
+      await runner.idle();
+      expect(runner.turnState().state).toBe("idle");
+    });
+  });
+
   it("is answered cancelled, never run, when a session/cancel lands meanwhile, and gives the slot back", async () => {
     await inFreshObject(async (store) => {
       const { runner, frames, calls, grant } = setUp(store);
