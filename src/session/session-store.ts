@@ -279,10 +279,11 @@ export class SessionStore {
       .map((r) => ({ connectionId: r.connection_id, entries: JSON.parse(r.entries) as unknown[] }));
   }
 
+  /** Oldest first, the order in which they attached (the update log keeps the newest last). */
   attachments(): AttachmentRow[] {
     return this.sql
       .exec<{ connection_id: string; client_caps: string; attached_at: number }>(
-        `SELECT connection_id, client_caps, attached_at FROM attachments ORDER BY attached_at DESC`,
+        `SELECT connection_id, client_caps, attached_at FROM attachments ORDER BY attached_at ASC, rowid ASC`,
       )
       .toArray()
       .map((r) => ({ connectionId: r.connection_id, clientCaps: r.client_caps, attachedAt: r.attached_at }));

@@ -138,3 +138,19 @@ describe("a prompt waiting for its turn slot", () => {
     });
   });
 });
+
+describe("the update log after a restart", () => {
+  it("keeps the most recently attached connection first, as before the restart", async () => {
+    await inFreshObject(async (store) => {
+      store.migrate();
+      store.saveRecord({ sessionId: "s-order", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
+      let now = 1_000;
+      const deliver = () => async () => true;
+      const before = new UpdateLog(store, deliver, () => now++);
+      for (const connectionId of ["conn-old", "conn-mid", "conn-new"]) before.attach({ ...CONN, connectionId });
+      expect(before.attached().map(([id]) => id)).toEqual(["conn-new", "conn-mid", "conn-old"]);
+      const after = new UpdateLog(store, deliver); // a new instance reads the attachments from storage
+      expect(after.attached().map(([id]) => id)).toEqual(["conn-new", "conn-mid", "conn-old"]);
+    });
+  });
+});
