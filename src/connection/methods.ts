@@ -161,14 +161,29 @@ async function open(
   { connection, id }: MethodContext,
   replay: boolean,
 ): Promise<typeof DEFERRED> {
+  const afterSeq = afterSeqParam(params._meta);
   connection.rememberSession(params.sessionId);
   const options = {
     replay,
-    afterSeq: afterSeqOf(params._meta),
+    afterSeq,
     cwd: params.cwd,
     ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),
     ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
   };
   unwrap(await connection.session(params.sessionId).open(connection.ref(), id, options), () => connection.forgetSession(params.sessionId));
   return DEFERRED;
+}
+
+/**
+ * `_meta.hermes.afterSeq`: absent (or null) replays what the method always
+ * does; anything but a non-negative integer is refused rather than read as
+ * "no replay", which would leave the client silently missing updates.
+ */
+function afterSeqParam(meta: unknown): number | undefined {
+  const raw = (meta as { hermes?: { afterSeq?: unknown } } | null | undefined)?.hermes?.afterSeq;
+  const afterSeq = afterSeqOf(meta);
+  if (raw != null && afterSeq === undefined) {
+    throw invalidParams([{ path: ["_meta", "hermes", "afterSeq"], message: "must be a non-negative integer (the last seq the client has)" }]);
+  }
+  return afterSeq;
 }

@@ -124,6 +124,23 @@ describe("session/load replay", () => {
     b.close();
   });
 
+  it("refuses an afterSeq that is not a non-negative integer with -32602, instead of replaying nothing", async () => {
+    const { client: a, sessionId } = await session();
+    await a.prompt(sessionId, "something").response;
+    const b = await TestClient.ready();
+    for (const method of ["session/load", "session/resume"]) {
+      for (const afterSeq of ["12", -1, 1.5]) {
+        const res = await b.request(method, { sessionId, cwd: CWD, mcpServers: [], _meta: { hermes: { afterSeq } } });
+        expect(res.error, `${method} ${JSON.stringify(afterSeq)}`).toMatchObject({ code: -32602, data: [{ path: ["_meta", "hermes", "afterSeq"] }] });
+      }
+    }
+    // Refused before it attached: the connection gets nothing of the session.
+    expect(b.logged(sessionId)).toEqual([]);
+    expect((await b.request("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: null } } })).error).toBeUndefined();
+    a.close();
+    b.close();
+  });
+
   for (const method of ["session/load", "session/resume"] as const) {
     it(`${method} with _meta.hermes.afterSeq replays exactly the frames after it`, async () => {
       const { client: a, sessionId } = await session();
