@@ -132,14 +132,20 @@ export class PromptRunner {
     this.#current?.controller.abort();
   }
 
-  /** `$/cancel_request` for one prompt of this connection. */
+  /**
+   * `$/cancel_request` for one prompt of this connection, or of one that has
+   * gone: a client that reconnected under a new connection id cancels the
+   * prompt it sent before the drop with the same request id.
+   */
   cancelRequest(connectionId: string, requestId: RequestId): void {
     if (this.#arrivals.cancel(connectionId, requestId)) return;
-    if (this.#current && this.#current.row.connectionId === connectionId && this.#current.row.requestId === requestId) {
+    const cancels = (row: PromptRow) =>
+      row.requestId === requestId && row.connectionId !== null && (row.connectionId === connectionId || !this.#log.isAttached(row.connectionId));
+    if (this.#current && cancels(this.#current.row)) {
       this.#current.controller.abort();
       return;
     }
-    const queued = this.#store.promptsIn("queued").find((r) => r.connectionId === connectionId && r.requestId === requestId);
+    const queued = this.#store.promptsIn("queued").find(cancels);
     if (queued) void this.#finish(queued, { stopReason: "cancelled" });
   }
 

@@ -222,6 +222,22 @@ describe("reattach after a dropped connection", () => {
 });
 
 describe("queued prompts of a dropped connection", () => {
+  it("can be cancelled by the client that reconnected, with the prompt's own request id", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
+    const { client: a, sessionId } = await session();
+    const running = a.prompt(sessionId, `long [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
+    const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
+    a.close();
+    const b = await TestClient.ready();
+    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
+    b.notify("$/cancel_request", { requestId: running.id });
+    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === running.id);
+    expect(ended.params.stopReason).toBe("cancelled");
+    b.close();
+  });
+
   it("still run after the connection drops, and a new connection learns how each ended", async () => {
     const key = uniqueKey();
     await mockScript(key, [{ tokens: 15, chunkDelayMs: 30 }]);
