@@ -49,7 +49,8 @@ export const zAbsolutePath = z
   })
   .refine((p) => !p.includes("\0"), { message: "must not contain NUL bytes" });
 
-const zSessionId = z.string().min(1).max(128);
+/** A session id as clients send it (ours are UUIDs; the bound keeps a foreign one cheap to refuse). */
+export const zSessionId = z.string().min(1).max(128);
 /** `http`, `sse` and `acp` servers are connected (`src/mcp/`); a `stdio` one is reported as needing the proxy. */
 const zMcpServer = zMcpServerEntry;
 const zMcpServerList = z.array(zMcpServer).max(MAX_MCP_SERVERS, {

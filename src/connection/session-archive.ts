@@ -24,7 +24,9 @@ export async function ownedSession(connection: Connection, sessionId: string): P
  * without unarchiving it, and then it is in memory like any other.
  */
 export function statusOf(row: SessionRow): SessionStatusResponse {
-  return { status: row.status === "active" ? "open" : "saved" };
+  // A sub-agent's row stays "active" when its task ends; the end is its `endReason`.
+  const finishedSubagent = row.kind === "subagent" && row.endReason !== null;
+  return { status: row.status === "active" && !finishedSubagent ? "open" : "saved" };
 }
 
 /** Closes the session first if it is active (as `session/close` would), then archives it; twice is fine. */

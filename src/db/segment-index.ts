@@ -29,10 +29,6 @@ export class SegmentIndex {
     ]);
   }
 
-  async deleteForSession(acpSessionId: string): Promise<void> {
-    await this.#db.delete(segments).where(eq(segments.acpSessionId, acpSessionId));
-  }
-
   /** The newest segment of an ACP session (the one the model sees). */
   async current(tenant: string, acpSessionId: string): Promise<SegmentRow | undefined> {
     const rows = await this.#db

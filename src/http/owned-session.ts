@@ -3,13 +3,11 @@
  * the tenant owns that session: an unknown id is a 404 without waking (and so
  * creating) an empty object for it.
  */
-import { z } from "zod";
+import { zSessionId } from "../acp/params.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { ErrorCode, httpError } from "./http-error.js";
-
-const zSessionId = z.string().min(1).max(128);
 
 /** @throws {HTTPException} 404 -32002 "no such session" for an unknown, foreign or malformed id. */
 export async function ownedSessionObject(env: Env, tenant: string, sessionId: string): Promise<DurableObjectStub<SessionRpc>> {

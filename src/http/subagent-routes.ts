@@ -4,8 +4,8 @@
  * session is a 404, exactly like an unknown one.
  */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { SessionRow } from "../../schema/sessions.js";
+import { zSessionId } from "../acp/params.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { SubagentCommand, SubagentControlResult } from "../delegate/subagent-spec.js";
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
@@ -14,7 +14,6 @@ import type { AuthVariables } from "./auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { ownedSessionObject } from "./owned-session.js";
 
-const zId = z.string().min(1).max(128);
 
 export const subagentRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .get("/sessions/:id/subagents", async (c) => {
@@ -48,7 +47,7 @@ export function subagentInfo(row: SessionRow) {
 }
 
 async function control(env: Env, tenant: string, sessionId: string, command: SubagentCommand): Promise<Response> {
-  if ("subagentId" in command && !zId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session");
+  if ("subagentId" in command && !zSessionId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session");
   const session = await ownedSessionObject(env, tenant, sessionId);
   // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
   const outcome = (await session.subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;

@@ -243,9 +243,9 @@ export class PromptRunner {
       outcome = await this.#turn(row, task, controller.signal);
     } catch (err) {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
-      const message = `The turn failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
-      this.#log.emit(agentMessageChunk(`\n\n⚠️ ${message}`, this.parts.turn.newId()));
-      outcome = { stopReason: "end_turn", error: toErrorResponse(internalError(message)) };
+      // The cause stays in the log: its message may carry internals (a query's SQL and parameters).
+      this.#log.emit(agentMessageChunk("\n\n⚠️ The turn failed inside the service; the operator's log has the cause. Your prompt was kept: /retry runs it again.", this.parts.turn.newId()));
+      outcome = { stopReason: "end_turn", error: toErrorResponse(internalError("the turn failed inside the service")) };
     } finally {
       this.#current = null;
       this.#injected = [];

@@ -267,8 +267,7 @@ export class Session {
     this.#deleted = true;
     await this.#stop(conn);
     await this.searchFeed.deleteSession(record.sessionId);
-    await this.index.delete(record.sessionId);
-    await this.segments.deleteForSession(record.sessionId);
+    await this.index.deleteWithSegments(record.sessionId);
     this.store.close();
     await this.host.wipe();
     return {};

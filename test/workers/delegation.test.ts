@@ -450,6 +450,9 @@ describe("sub-agents are sessions", () => {
     expect(ids).not.toContain(okId);
     expect(((await (await rest("/v1/sessions")).json()) as { sessions: Frame[] }).sessions.map((s) => s.sessionId)).not.toContain(okId);
 
+    // A finished sub-agent is not running anywhere: session/status says saved.
+    expect(await client.call("session/status", { sessionId: okId })).toEqual({ status: "saved" });
+
     // The same tenant can load a child and read its whole run.
     const watcher = await TestClient.ready();
     const loaded = await watcher.request("session/load", { sessionId: okId, cwd: CWD, mcpServers: [] });
