@@ -291,7 +291,7 @@ export class Bridge {
     return this.#state !== "open" && this.#state !== "closed" && this.#state !== "loggedOut";
   }
 
-  /** Answers every waiting editor request with `error` and drops what was queued for the service. */
+  /** Answers every waiting editor request with `error` and drops the notifications queued for the service. */
   #failWaiting(error: ErrorResponse): void {
     this.#answerEditor(this.#tracker.failAll(error));
     const queued = this.#outbox.drain();
