@@ -6,8 +6,8 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, backoffDelay, ReconnectTracker, reattach, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
-import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, RequestId } from "@hermes-edge/protocol";
+import { AGENT_METHODS, attributeOversize, backoffDelay, OversizeLedger, ReconnectTracker, reattach, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
+import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, JsonRpcId, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
 import type { Credentials } from "./credentials.js";
@@ -49,6 +49,8 @@ type State = "idle" | "connecting" | "attaching" | "open" | "waiting" | "loggedO
 export class Bridge {
   readonly #o: BridgeOptions;
   readonly #tracker = new ReconnectTracker();
+  /** Pins the service's `id: null` frame-limit errors on the editor request they refused. */
+  readonly #oversize = new OversizeLedger();
   readonly #outbox = new Outbox();
   readonly #editor: EditorOutput;
   readonly #outage: Outage;
@@ -111,20 +113,23 @@ export class Bridge {
   }
 
   #fromEditor(frame: Frame, text: string): void {
-    if (frame.kind === "request") {
-      this.#editorRequest(frame.message, text);
-      return;
-    }
-    if (this.#state === "loggedOut") {
-      this.#o.log.debug(`dropped a ${frame.kind} from the editor: logged out`);
-      return;
-    }
-    // Responses answer the service's requests (permission, fs, terminal) and
-    // may go out during re-attach; notifications keep their place in line.
-    const canSend = frame.kind === "response" ? this.#link !== undefined : this.#state === "open";
-    if (canSend) this.#link?.send(text);
-    else if (this.#outage.gaveUp && frame.kind === "notification") this.#o.log.debug(`dropped ${frame.message.method}: service unreachable`);
-    else if (!this.#outbox.push({ kind: frame.kind, text })) this.#o.log.warn(`outbox full; dropped a ${frame.kind} from the editor`);
+    if (frame.kind === "request") return this.#editorRequest(frame.message, text);
+    if (frame.kind === "response") return this.#editorResponse(frame.message.id, text);
+    if (this.#state === "loggedOut") this.#o.log.debug(`dropped ${frame.message.method} from the editor: logged out`);
+    else if (this.#state === "open") this.#link?.send(text);
+    else if (this.#outage.gaveUp) this.#o.log.debug(`dropped ${frame.message.method}: service unreachable`);
+    else if (!this.#outbox.push({ kind: "notification", text })) this.#o.log.warn("outbox full; dropped a notification from the editor");
+  }
+
+  /**
+   * An answer to the service's request (permission, fs, terminal) goes out
+   * only on an attached connection: the service ignores answers before the
+   * re-attach, and re-sends the request then, which the tracker holds back
+   * as a repeat. So it waits, through give-up and logout too.
+   */
+  #editorResponse(id: JsonRpcId, text: string): void {
+    if (this.#state === "open") this.#sendResponse(id, text);
+    else if (!this.#outbox.push({ kind: "response", id, text })) this.#o.log.warn("outbox full; dropped an answer from the editor");
   }
 
   #editorRequest(message: IncomingRequest, text: string): void {
@@ -202,7 +207,9 @@ export class Bridge {
     });
     // Prompts the service never received go out again first, on whichever
     // connection comes next if this one failed meanwhile.
-    if (this.#current() !== "closed") this.#outbox.unshift(result.resend.map(({ id, text }) => ({ kind: "request" as const, id, text })));
+    // Not those that give-up or logout answered meanwhile.
+    const resend = result.resend.filter(({ id }) => this.#tracker.isPending(id));
+    if (this.#current() !== "closed") this.#outbox.unshift(resend.map(({ id, text }) => ({ kind: "request" as const, id, text })));
     if (this.#link !== link || this.#current() === "closed") return;
     if (!result.ok) {
       this.#o.log.warn(`re-attach failed: ${result.reason}; reconnecting`);
@@ -219,6 +226,7 @@ export class Bridge {
     this.#o.upstreams?.online((text) => link.send(text));
     for (const item of this.#outbox.drain()) {
       if (item.kind === "request") this.#sendRequest(item.id, item.text);
+      else if (item.kind === "response") this.#sendResponse(item.id, item.text);
       else link.send(item.text);
     }
   }
@@ -227,6 +235,9 @@ export class Bridge {
     if (this.#link !== link) return;
     if (frame.kind === "notification" && frame.message.method === UPSTREAM_MESSAGE) return this.#o.upstreams?.fromService(frame.message.params);
     if (this.mcp.fromService(frame)) return;
+    if (frame.kind === "response" && frame.message.id !== null) this.#oversize.answered(frame.message.id);
+    const attributed = attributeOversize(frame, this.#oversize);
+    if (attributed !== frame) [frame, text] = [attributed, JSON.stringify(attributed.message)];
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);
@@ -280,11 +291,14 @@ export class Bridge {
     return this.#state !== "open" && this.#state !== "closed" && this.#state !== "loggedOut";
   }
 
-  /** Answers every waiting editor request with `error` and drops what was queued for the service. */
+  /** Answers every waiting editor request with `error` and drops the notifications queued for the service. */
   #failWaiting(error: ErrorResponse): void {
     this.#answerEditor(this.#tracker.failAll(error));
-    const dropped = this.#outbox.drain().filter((item) => item.kind !== "request").length;
-    if (dropped > 0) this.#o.log.warn(`dropped ${dropped} queued notification(s)/response(s) for the unreachable service`);
+    const queued = this.#outbox.drain();
+    // Answers to the service's requests wait for it to come back (see #editorResponse).
+    this.#outbox.unshift(queued.filter((item) => item.kind === "response"));
+    const dropped = queued.filter((item) => item.kind === "notification").length;
+    if (dropped > 0) this.#o.log.warn(`dropped ${dropped} queued notification(s) for the unreachable service`);
   }
 
   #unreachableError(): ErrorResponse {
@@ -338,6 +352,7 @@ export class Bridge {
 
   /** Answers the editor on the service's behalf (or passes the tracker's answers on); the MCP host hears of setups that failed. */
   #answerEditor(answers: readonly ClientAnswer[]): void {
+    for (const { id } of answers) this.#oversize.answered(id);
     this.mcp.answeredLocally(answers);
     this.#editor.answer(answers);
   }
@@ -345,5 +360,11 @@ export class Bridge {
   #sendRequest(id: RequestId, text: string): void {
     this.#link?.send(text);
     this.#tracker.clientSent(id, this.#connectionId);
+    this.#oversize.sent(id, text);
+  }
+
+  #sendResponse(id: JsonRpcId, text: string): void {
+    this.#link?.send(text);
+    if (id !== null) this.#tracker.clientAnswered(id);
   }
 }

@@ -20,7 +20,8 @@ export type ProbeResult =
       readonly agentVersion: string | undefined;
       readonly protocolVersion: number;
     }
-  | { readonly ok: false; readonly reason: ProbeFailure; readonly message: string };
+  /** `status`: the HTTP status of a refused upgrade (401 or 403). */
+  | { readonly ok: false; readonly reason: ProbeFailure; readonly message: string; readonly status?: number };
 
 export interface ProbeTarget {
   readonly url: string;
@@ -37,7 +38,7 @@ export async function probeService(target: ProbeTarget, timeoutMs = 10_000): Pro
       case "unreachable":
         return { ok: false, reason: "unreachable", message: `cannot reach ${target.url}: ${connected.message}` };
       case "unauthorized":
-        return { ok: false, reason: "unauthorized", message: `the service refused the token (${connected.message})` };
+        return { ok: false, reason: "unauthorized", status: connected.status, message: `the service refused the token (${connected.message})` };
       case "http":
         if (connected.status === 404) return { ok: false, reason: "wrong_path", message: await wrongPathMessage(target.url) };
         return {
@@ -127,7 +128,7 @@ export async function runCheck(config: ResolvedConfig, headers: Readonly<Record<
     print("OK");
     return 0;
   }
-  if (result.reason === "unauthorized") print("Token accepted: no (HTTP 401 unauthorized)");
+  if (result.reason === "unauthorized") print(`Token accepted: no (HTTP ${result.status ?? 401} ${result.status === 403 ? "forbidden" : "unauthorized"})`);
   print(`FAILED (${result.reason.replace("_", " ")}): ${result.message}`);
   const hint = hints[result.reason];
   if (hint) print(hint);

@@ -168,6 +168,22 @@ export function forgetSavedToken(path: string): boolean {
 }
 
 /**
+ * `--setup`: saves the URL and token, keeping every other key of the saved
+ * file ("upstreams", ...). An unreadable file is replaced: `--setup` is what
+ * its error message tells the user to run.
+ */
+export function saveUrlAndToken(path: string, url: string, token: string | undefined): void {
+  let saved: SavedConfig = {};
+  try {
+    saved = readSavedConfig(path) ?? {};
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+  }
+  const { token: _old, ...rest } = saved;
+  writeSavedConfig(path, { ...rest, url, ...(token !== undefined ? { token } : {}) });
+}
+
+/**
  * Saves the config with the token readable by the user only: directory 0700,
  * file 0600, written to a temporary file and renamed so a crash never leaves
  * a half-written (or briefly world-readable) file.

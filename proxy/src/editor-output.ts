@@ -17,7 +17,8 @@ export interface Pausable {
 export class EditorOutput {
   readonly #output: NodeJS.WritableStream;
   readonly #log: Logger;
-  #blocked = false;
+  /** Sources paused until stdout drains; after a reconnect the new link joins the old one. */
+  readonly #paused = new Set<Pausable>();
 
   constructor(output: NodeJS.WritableStream, log: Logger) {
     this.#output = output;
@@ -34,14 +35,15 @@ export class EditorOutput {
       return;
     }
     const flushed = this.#output.write(line);
-    if (!flushed && !this.#blocked && source) {
-      this.#blocked = true;
-      source.pause();
+    if (flushed || !source || this.#paused.has(source)) return;
+    if (this.#paused.size === 0) {
       this.#output.once("drain", () => {
-        this.#blocked = false;
-        source.resume();
+        for (const paused of this.#paused) paused.resume();
+        this.#paused.clear();
       });
     }
+    this.#paused.add(source);
+    source.pause();
   }
 
   /** Writes the proxy's own answers to editor requests. */

@@ -26,7 +26,10 @@ export function outboxFullError(): ErrorResponse {
 /** What went wrong, in the words of `data.cause`. */
 export type StartupCause = "refused" | "dns" | "tls" | "timeout" | "network" | "not_found" | "not_websocket" | "server_error";
 
-/** Failures that retrying in the next seconds will not fix: answer the editor at once. */
+/**
+ * Failures that retrying in the next seconds will not fix: answer the editor
+ * at once. An HTTP 5xx is not one: a deploy or a restart often ends it.
+ */
 export function isDefinitive(failure: ConnectFailure): boolean {
   if (failure.kind === "http") return failure.status < 500;
   return failure.kind === "unreachable" && (failure.cause === "dns" || failure.cause === "tls");
@@ -92,7 +95,7 @@ export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" },
   };
 }
 
-/** After `logout`: every request but `initialize`, `authenticate` and `logout` gets this until the editor authenticates. */
+/** After `logout`: every request but `authenticate` and `logout` (`initialize` included) gets this until the editor authenticates. */
 export function loggedOutError(): ErrorResponse {
   return {
     code: ErrorCode.authRequired,

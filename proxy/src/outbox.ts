@@ -3,13 +3,14 @@
  * so a long outage cannot grow memory without limit.
  * @module
  */
-import type { RequestId } from "@hermes-edge/protocol";
+import type { JsonRpcId, RequestId } from "@hermes-edge/protocol";
 
 export const DEFAULT_OUTBOX_LIMIT = 1000;
 
 export type OutboxItem =
   | { readonly kind: "request"; readonly id: RequestId; readonly text: string }
-  | { readonly kind: "notification" | "response"; readonly text: string };
+  | { readonly kind: "response"; readonly id: JsonRpcId; readonly text: string }
+  | { readonly kind: "notification"; readonly text: string };
 
 export class Outbox {
   readonly #limit: number;

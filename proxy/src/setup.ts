@@ -7,7 +7,7 @@
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import { probeService } from "./check.js";
-import { ConfigError, normalizeUrl, writeSavedConfig, type ResolvedConfig } from "./config.js";
+import { ConfigError, normalizeUrl, saveUrlAndToken, type ResolvedConfig } from "./config.js";
 
 export interface SetupOptions {
   readonly current: ResolvedConfig;
@@ -71,7 +71,7 @@ export async function runSetup(options: SetupOptions): Promise<number> {
     prompt(`Checking ${url} ...\n`);
     const result = await probeService({ url, token, headers: options.headers });
     if (result.ok) {
-      writeSavedConfig(current.configPath, { url, ...(token !== undefined ? { token } : {}) });
+      saveUrlAndToken(current.configPath, url, token);
       prompt(`Connected to ${result.agentName ?? "the service"} ${result.agentVersion ?? ""}; token accepted.\nSaved to ${current.configPath}\n`);
       return 0;
     }
@@ -82,7 +82,7 @@ export async function runSetup(options: SetupOptions): Promise<number> {
     }
     const save = await reader.ask("Save these settings anyway? [y/N]: ");
     if (save?.toLowerCase() === "y" || save?.toLowerCase() === "yes") {
-      writeSavedConfig(current.configPath, { url, ...(token !== undefined ? { token } : {}) });
+      saveUrlAndToken(current.configPath, url, token);
       prompt(`Saved to ${current.configPath}, unverified.\n`);
     } else {
       prompt("Nothing was saved.\n");

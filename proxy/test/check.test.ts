@@ -48,6 +48,14 @@ describe("--check", () => {
     expect(r.stdout).toMatch(/FAILED \(unauthorized\)/);
   });
 
+  it("names the status the service refused the token with: 403 is not reported as 401", async () => {
+    service.refusalStatus = 403;
+    const r = await run(["--check", "--url", service.url, "--token", "bad"], isolatedEnv());
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("Token accepted: no (HTTP 403 forbidden)");
+    expect(r.stdout).toMatch(/FAILED \(unauthorized\): the service refused the token \(HTTP 403 Forbidden: forbidden\)/);
+  });
+
   it("says wrong path on a 404 from a hermes-edge host", async () => {
     const url = service.url.replace("/acp", "/wrong");
     const r = await run(["--check", "--url", url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));

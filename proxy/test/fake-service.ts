@@ -37,6 +37,8 @@ interface Session {
   seq: number;
   log: Logged[];
   attached: Set<WebSocket>;
+  /** Requests to the client still unanswered: sent again to a connection that re-attaches, as the real service does. */
+  asked: Map<string, { frame: Json; resolve: (answer: Json) => void }>;
   turn: { state: "idle" | "running"; lastStopReason?: string; lastRequestId?: string | number; lastConnectionId?: string; cancelled?: boolean };
 }
 
@@ -47,6 +49,8 @@ export interface Received {
 
 export class FakeService {
   readonly tokens = new Set<string>(["good-token"]);
+  /** How a refused token is answered before the upgrade (the service says 401; an access proxy in front may say 403). */
+  refusalStatus: 401 | 403 = 401;
   turn: TurnScript = { updates: 3, intervalMs: 5, stopReason: "end_turn" };
   /** The ACP version the fake claims in `initialize`. */
   protocolVersion = 1;
@@ -59,6 +63,10 @@ export class FakeService {
   losePrompts = 0;
   /** Replay nothing on resume/load (a lost log tail): only `_meta.hermes.turn` tells how a turn ended. */
   replayNothing = false;
+  /** Per session id: the delay before a `session/resume`/`session/load` attaches and is answered, ms. */
+  readonly resumeDelays = new Map<string, number>();
+  /** Frames over this many bytes are refused unread with an `id: null` error, as HERMES_MAX_FRAME_BYTES does. */
+  maxFrameBytes: number | undefined;
   /** Every frame the service received, in order. */
   readonly received: Received[] = [];
   /** Close codes of client-initiated closes. */
@@ -133,7 +141,8 @@ export class FakeService {
     const auth = req.headers.authorization ?? "";
     const token = auth.startsWith("Bearer ") ? auth.slice(7) : undefined;
     if (token === undefined || !this.tokens.has(token)) {
-      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized");
+      const [status, body] = this.refusalStatus === 403 ? ["403 Forbidden", "forbidden"] : ["401 Unauthorized", "unauthorized"];
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
     this.upgradeHeaders.push(req.headers);
@@ -141,7 +150,15 @@ export class FakeService {
     this.#wss.once("headers", (headers) => headers.push(`Acp-Connection-Id: ${id}`));
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       this.#sockets.set(ws, { id, initialized: false, turnEnded: false });
-      ws.on("message", (data) => this.#onMessage(ws, JSON.parse(data.toString()) as Json));
+      ws.on("message", (data: Buffer) => {
+        const frameBytes = data.byteLength;
+        const limitBytes = this.maxFrameBytes;
+        if (limitBytes !== undefined && frameBytes > limitBytes) {
+          send(ws, { jsonrpc: "2.0", id: null, error: { code: -32600, message: `Frame of ${frameBytes} bytes exceeds the ${limitBytes}-byte limit`, data: { limitBytes, frameBytes } } });
+          return;
+        }
+        this.#onMessage(ws, JSON.parse(data.toString()) as Json);
+      });
       ws.on("close", (code) => {
         this.closeCodes.push(code);
         this.#sockets.delete(ws);
@@ -156,7 +173,7 @@ export class FakeService {
     this.received.push({ connectionId: state.id, message });
     const { id, method } = message;
     const params = (message["params"] ?? {}) as Json;
-    if (typeof method !== "string") return; // a response to our own request; handled by the waiter
+    if (typeof method !== "string") return this.#answered(ws, message); // or a response to our own request, handled by its waiter
     if (id === undefined) {
       if (method === "session/cancel") {
         const session = this.sessions.get(String(params["sessionId"]));
@@ -183,7 +200,7 @@ export class FakeService {
         });
         return;
       case "session/new": {
-        const session: Session = { id: `sess-${this.#nextSession++}`, cwd: String(params["cwd"]), seq: 0, log: [], attached: new Set([ws]), turn: { state: "idle" } };
+        const session: Session = { id: `sess-${this.#nextSession++}`, cwd: String(params["cwd"]), seq: 0, log: [], attached: new Set([ws]), asked: new Map(), turn: { state: "idle" } };
         this.sessions.set(session.id, session);
         reply({ result: { sessionId: session.id } });
         return;
@@ -197,10 +214,16 @@ export class FakeService {
         }
         const afterSeq = ((params["_meta"] as Json | undefined)?.["hermes"] as Json | undefined)?.["afterSeq"];
         const after = this.replayEverything ? 0 : typeof afterSeq === "number" ? afterSeq : method === "session/load" ? 0 : session.seq;
-        session.attached.add(ws);
-        if (!this.replayNothing) for (const entry of session.log) if (entry.seq > after && this.#wants(ws, entry.frame)) send(ws, entry.frame);
-        const { state: turnState, lastStopReason, lastRequestId, lastConnectionId } = session.turn;
-        reply({ result: { _meta: { hermes: { turn: { state: turnState, lastStopReason, lastRequestId, lastConnectionId } } } } });
+        const attach = (): void => {
+          session.attached.add(ws);
+          if (!this.replayNothing) for (const entry of session.log) if (entry.seq > after && this.#wants(ws, entry.frame)) send(ws, entry.frame);
+          const { state: turnState, lastStopReason, lastRequestId, lastConnectionId } = session.turn;
+          reply({ result: { _meta: { hermes: { turn: { state: turnState, lastStopReason, lastRequestId, lastConnectionId } } } } });
+          for (const { frame } of session.asked.values()) send(ws, frame);
+        };
+        const delay = this.resumeDelays.get(session.id) ?? 0;
+        if (delay > 0) setTimeout(attach, delay);
+        else attach();
         return;
       }
       case "session/prompt": {
@@ -283,6 +306,35 @@ export class FakeService {
         send(ws, { jsonrpc: "2.0", id, method, params });
       }
     });
+  }
+
+  /**
+   * Sends a request to the session's client (every attached socket) and
+   * resolves with its answer. Until answered, a connection that re-attaches
+   * gets it again under the same id; an answer from a socket not attached to
+   * the session is ignored, as the real service ignores it.
+   */
+  askSession(sessionId: string, id: string, method: string, params: Json): Promise<Json> {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    const frame = { jsonrpc: "2.0", id, method, params };
+    return new Promise((resolve) => {
+      session.asked.set(id, { frame, resolve });
+      for (const ws of session.attached) send(ws, frame);
+    });
+  }
+
+  /** Answers ignored because their connection was not attached to the session (yet). */
+  readonly ignoredAnswers: Json[] = [];
+
+  #answered(ws: WebSocket, message: Json): void {
+    for (const session of this.sessions.values()) {
+      const asked = session.asked.get(String(message["id"]));
+      if (!asked) continue;
+      if (!session.attached.has(ws)) return void this.ignoredAnswers.push(message);
+      session.asked.delete(String(message["id"]));
+      asked.resolve(message);
+    }
   }
 
   #askPermission(ws: WebSocket, sessionId: string): Promise<string> {

@@ -75,4 +75,24 @@ describe("logout", () => {
     expect((await p.request("authenticate", { methodId: "hermes-edge-token" }))["result"]).toEqual({});
     expect((await p.request("_test/echo", { back: true }))["result"]).toEqual({ echo: { back: true } });
   });
+
+  it("does not send again a lost prompt that logout already failed while another session was still re-attaching", async () => {
+    const p = fx.spawn(["--url", fx.service.url, "--log-level", "debug"], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const [a, b] = await Promise.all([1, 2].map(async () => (await p.request("session/new", { cwd: "/project", mcpServers: [] }))["result"] as { sessionId: string }));
+    fx.service.resumeDelays.set(b!.sessionId, 1500);
+    // The prompt's frame dies with the connection: re-attaching session a decides to send it again.
+    fx.service.losePrompts = 1;
+    p.send({ id: 8, method: "session/prompt", params: { sessionId: a!.sessionId, prompt: [{ type: "text", text: "lost" }] } });
+    await expect.poll(() => fx.service.receivedMethods("session/resume").length, { timeout: 10_000 }).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Session b still waits for its resume; logout answers the prompt now.
+    expect((await p.request("logout", {}))["result"]).toEqual({});
+    expect((await p.waitFor((m) => m.id === 8, 5000, "prompt answer"))["error"]).toMatchObject({ code: -32000, data: { reason: "logged_out" } });
+
+    expect((await p.request("authenticate", { methodId: "hermes-edge-token" }, 10_000))["result"]).toEqual({});
+    expect((await p.request("_test/echo", { back: true }))["result"]).toEqual({ echo: { back: true } });
+    expect(fx.service.receivedMethods("session/prompt")).toHaveLength(1);
+    expect(p.messages.filter((m) => m.id === 8)).toHaveLength(1);
+  });
 });

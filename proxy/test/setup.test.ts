@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeService } from "./fake-service.js";
@@ -40,6 +40,19 @@ describe("--setup", () => {
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ url: service.url, token: "good-token" });
     // A successful handshake: the service saw an initialize from the proxy.
     expect(service.receivedMethods("initialize")).toHaveLength(1);
+  });
+
+  it("keeps the saved file's other keys (upstreams) when it rewrites the URL and token", async () => {
+    const env = isolatedEnv();
+    const dir = join(env["XDG_CONFIG_HOME"] ?? "", "hermes-edge");
+    mkdirSync(dir, { recursive: true });
+    const upstreams = { local: "npx some-acp-agent" };
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ url: "ws://old.example/acp", token: "old-token", upstreams, note: "mine" }));
+    const r = await setup(`${service.url}
+good-token
+`, env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8"))).toEqual({ url: service.url, token: "good-token", upstreams, note: "mine" });
   });
 
   it("saves nothing and exits 1 when the token is refused", async () => {

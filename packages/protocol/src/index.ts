@@ -13,6 +13,7 @@ export * from "./errors.js";
 export * from "./hermes-meta.js";
 export * from "./initialize-info.js";
 export * from "./own-requests.js";
+export * from "./oversize-ledger.js";
 export * from "./reattach.js";
 export * from "./reconnect-tracker.js";
 export * from "./session-setup.js";

@@ -7,9 +7,11 @@
  * @module
  */
 import { AGENT_METHODS } from "@agentclientprotocol/sdk";
+import { AGENT_METHODS as UNSTABLE_METHODS } from "@agentclientprotocol/sdk/unstable";
 import type { ErrorResponse } from "@agentclientprotocol/sdk";
 import { idKey, type Frame, type IncomingRequest, type IncomingResponse, type RequestId } from "./envelope.js";
 import { readConnectionId, readTurnState, readUpdateSeq, type TurnState } from "./hermes-meta.js";
+import { ServiceRequests } from "./service-requests.js";
 import { readSessionId, readSessionSetup, type SessionSetup } from "./session-setup.js";
 import { connectionLost, promptLost, reattachFailed, turnOutcomeUnknown } from "./tracker-errors.js";
 import type { ClientAnswer, ReattachDecision, ReattachOutcome, ReattachTarget, Resend, ServiceVerdict } from "./tracker-types.js";
@@ -25,8 +27,11 @@ const M = AGENT_METHODS;
  */
 const RESEND_SAFE = new Set<string>([M.initialize, M.session_load, M.session_resume, M.session_list, M.session_set_mode, M.session_set_config_option]);
 
+/** `session/fork` (unstable ACP) creates a session, as `session/new` does. */
+const FORK = UNSTABLE_METHODS.session_fork;
+
 /** The requests whose params carry the setup worth replaying. */
-const SETS_UP = new Set<string>([M.session_new, M.session_load, M.session_resume]);
+const SETS_UP = new Set<string>([M.session_new, FORK, M.session_load, M.session_resume]);
 
 interface SessionState {
   lastSeq: number | undefined;
@@ -63,6 +68,7 @@ export class ReconnectTracker {
   /** Insertion order is the client's order, which re-sends must keep. */
   readonly #pending = new Map<string, Pending>();
   readonly #connectionIds = new Set<string>();
+  readonly #serviceRequests = new ServiceRequests();
   #generation = 0;
   #connected = false;
   #initialize: { params: unknown; answered: boolean } | undefined;
@@ -92,6 +98,11 @@ export class ReconnectTracker {
       // A prompt implies the client holds this session, even if this tracker never saw it created.
       if (method === M.session_prompt) session.attached = true;
     }
+  }
+
+  /** The client's answer to a request of the service went out (see {@link ServiceRequests.answered}). */
+  clientAnswered(id: RequestId): void {
+    this.#serviceRequests.answered(id);
   }
 
   /** Records that a request went out on the current connection. */
@@ -153,7 +164,10 @@ export class ReconnectTracker {
 
   /** Decides what to do with one frame from the service. */
   fromService(frame: Frame): ServiceVerdict {
-    if (frame.kind === "request") return { forward: true, answers: [] };
+    if (frame.kind === "request") {
+      if (this.#serviceRequests.arrived(frame.message.id)) return { forward: true, answers: [] };
+      return { forward: false, answers: [], dropped: `request ${idKey(frame.message.id)} (${frame.message.method}) is a repeat of one the client has not answered yet` };
+    }
     if (frame.kind === "response") return this.#response(frame.message);
     const { method, params } = frame.message;
     if (method === "session/update") {
@@ -254,7 +268,8 @@ export class ReconnectTracker {
         if (connectionId !== undefined) this.identified(connectionId);
         break;
       }
-      case M.session_new: {
+      case M.session_new:
+      case FORK: {
         const sessionId = ok ? readSessionId(message.result) : undefined;
         if (sessionId !== undefined) {
           const session = this.#upsert(sessionId);

@@ -98,7 +98,40 @@ describe("ReconnectTracker: duplicates", () => {
   });
 });
 
+describe("ReconnectTracker: the service's requests to the client", () => {
+  const permission = (id: string) => frame({ id, method: "session/request_permission", params: { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [] } });
+
+  it("holds back a repeat of a request the client has not answered yet, across a reconnect", () => {
+    const t = withSession();
+    expect(t.fromService(permission("hermes:s1:1")).forward).toBe(true);
+    t.disconnected();
+    t.connected("c2");
+    // The service re-sends what its dropped connection left unanswered, under the same id.
+    expect(t.fromService(permission("hermes:s1:1"))).toMatchObject({ forward: false, dropped: expect.stringContaining("hermes:s1:1") });
+    expect(t.fromService(permission("hermes:s1:2")).forward).toBe(true);
+  });
+
+  it("forwards the same id again once the client's answer went out (the service lost it)", () => {
+    const t = withSession();
+    t.fromService(permission("hermes:s1:1"));
+    t.clientAnswered("hermes:s1:1");
+    expect(t.fromService(permission("hermes:s1:1")).forward).toBe(true);
+  });
+});
+
 describe("ReconnectTracker: re-attach", () => {
+  it("re-attaches a session made by session/fork, with the fork's setup", () => {
+    const t = withSession();
+    t.clientRequest(...request(2, "session/fork", { sessionId: "s1", cwd: "/fork", mcpServers: [] }));
+    t.clientSent(2, "c1");
+    t.fromService(frame({ id: 2, result: { sessionId: "s1-fork" } }));
+    t.fromService(update("s1-fork", 3));
+    expect(t.reattachTargets()).toEqual([
+      { sessionId: "s1", afterSeq: 0, setup: { cwd: "/work", mcpServers: [] } },
+      { sessionId: "s1-fork", afterSeq: 3, setup: { sessionId: "s1", cwd: "/fork", mcpServers: [] } },
+    ]);
+  });
+
   it("re-attaches created sessions after the last seq forwarded, with their setup", () => {
     const t = withSession();
     t.fromService(update("s1", 1));

@@ -9,7 +9,7 @@
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { WebSocketConstructor } from "@agentclientprotocol/sdk/experimental/ws-client";
-import { attributeOversize, OversizeLedger } from "./frame-limit.js";
+import { attributeOversize, OversizeLedger } from "@hermes-edge/protocol";
 import {
   backoffDelay,
   decodeFrame,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attributeOversize, OversizeLedger } from "../../../web/src/client/frame-limit.js";
-import { decodeFrame, type Frame } from "../../../web/src/client/hermes-protocol.js";
+import { attributeOversize, decodeFrame, OversizeLedger, type Frame } from "../src/index.js";
 
 const frame = (value: unknown): Frame => {
   const decoded = decodeFrame(JSON.stringify(value));

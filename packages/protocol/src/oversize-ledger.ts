@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { idKey, type Frame, type RequestId } from "./hermes-protocol.js";
+import { idKey, type Frame, type RequestId } from "./envelope.js";
 
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;
