@@ -47,8 +47,6 @@ export interface McpServerSummary {
  * (`/mcp` says so) rather than every model call failing.
  */
 export const MAX_MCP_TOOLS = 96;
-/** How many servers a session setup may declare (checked with its params, `src/acp/params.ts`). */
-export { MAX_MCP_SERVERS } from "@hermes-edge/protocol";
 
 export class McpServers implements SubagentMcp {
   readonly #byConnection = new Map<string, Declared[]>();
