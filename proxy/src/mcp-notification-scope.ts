@@ -11,8 +11,11 @@
  */
 import type { Notification } from "@modelcontextprotocol/sdk/types.js";
 
-/** A server keeps at most this many notifications waiting; older ones go first. */
+/** A server keeps at most this many notifications waiting: `notifications/message` goes first, then the oldest, `list_changed` last. */
 export const MAX_HELD_NOTIFICATIONS = 32;
+
+const LOG_MESSAGE = "notifications/message";
+const isListChanged = (method: string): boolean => method.endsWith("/list_changed");
 
 /** What goes out as one `mcp/message` notification's params. */
 export interface ScopedNotification {
@@ -45,8 +48,10 @@ export class McpNotificationScope {
   notified(serverId: string, notification: Notification): ScopedNotification | null {
     const requestId = this.#active.get(serverId)?.at(-1);
     if (requestId !== undefined) return scoped(serverId, requestId, notification);
-    const held = [...(this.#held.get(serverId) ?? []), notification];
-    this.#held.set(serverId, held.slice(-MAX_HELD_NOTIFICATIONS));
+    const held = (this.#held.get(serverId) ?? []).filter((h) => !(isListChanged(h.method) && h.method === notification.method));
+    held.push(notification);
+    if (held.length > MAX_HELD_NOTIFICATIONS) held.splice(toDrop(held), 1);
+    this.#held.set(serverId, held);
     return null;
   }
 
@@ -55,6 +60,13 @@ export class McpNotificationScope {
     this.#active.delete(serverId);
     this.#held.delete(serverId);
   }
+}
+
+/** Which waiting notification makes room for a newer one: the oldest log message, else the oldest that is not a list_changed. */
+function toDrop(held: readonly Notification[]): number {
+  const log = held.findIndex((n) => n.method === LOG_MESSAGE);
+  if (log >= 0) return log;
+  return Math.max(0, held.findIndex((n) => !isListChanged(n.method)));
 }
 
 function scoped(serverId: string, requestId: string, n: Notification): ScopedNotification {

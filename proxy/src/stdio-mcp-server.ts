@@ -3,7 +3,8 @@
  * machine: spawned with its command, args and env in the session's cwd, spoken
  * to with the MCP SDK's stdio client (newline-delimited JSON-RPC). Its stderr
  * goes to the proxy's log, never to stdout. A process that died is started
- * again once, when the agent reconnects it (its next `tools/list`).
+ * again once, at its next `tools/list` (the agent lists at each turn's start,
+ * and when it reconnects the server).
  * @module
  */
 import type { McpServerStdioEntry } from "@hermes-edge/protocol";
@@ -49,7 +50,7 @@ export class StdioMcpServer {
   /** One request to the server; `signal` cancels it there too (MCP's `notifications/cancelled`). */
   async request(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<StdioOutcome> {
     let failure = await this.start();
-    // The agent reconnects a dead server by listing its tools again: that is when the process is started again, once.
+    // The agent lists a server's tools at each turn's start and to reconnect it: that is when a dead process is started again, once.
     if (failure === null && this.#down !== null && method === "tools/list" && !this.#restarted && !this.#closed) {
       this.#restarted = true;
       this.log.info(`MCP server "${this.entry.name}" stopped (${this.#down}); starting it again`);

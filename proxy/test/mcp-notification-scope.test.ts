@@ -39,4 +39,29 @@ describe("McpNotificationScope", () => {
     scope.forget("s1");
     expect(scope.started("s1", "r2")).toEqual([]);
   });
+
+  it("keeps a waiting list_changed through any amount of logging, once per method, and drops log messages before other notifications", () => {
+    const scope = new McpNotificationScope();
+    const progress = { method: "notifications/progress", params: { progressToken: "p", progress: 1 } };
+    scope.notified("s1", changed);
+    scope.notified("s1", progress);
+    scope.notified("s1", { method: "notifications/prompts/list_changed" });
+    for (let i = 0; i < 100; i++) scope.notified("s1", { method: "notifications/message", params: { data: i } });
+    scope.notified("s1", changed);
+    const flushed = scope.started("s1", "r1");
+    expect(flushed).toHaveLength(MAX_HELD_NOTIFICATIONS);
+    const methods = flushed.map((n) => n.method);
+    expect(methods.filter((m) => m === "notifications/tools/list_changed")).toHaveLength(1);
+    expect(methods.slice(0, 2)).toEqual(["notifications/progress", "notifications/prompts/list_changed"]);
+    expect(methods.at(-1)).toBe("notifications/tools/list_changed");
+    // The newest log messages are the ones kept.
+    expect(flushed.at(-2)!.params).toEqual({ data: 99 });
+    scope.ended("s1", "r1");
+    // With no log messages to drop, the oldest other one goes, never a list_changed.
+    scope.notified("s1", changed);
+    for (let i = 0; i < 40; i++) scope.notified("s1", { ...progress, params: { progressToken: "p", progress: i } });
+    const second = scope.started("s1", "r2");
+    expect(second[0]!.method).toBe("notifications/tools/list_changed");
+    expect(second.at(-1)!.params).toEqual({ progressToken: "p", progress: 39 });
+  });
 });

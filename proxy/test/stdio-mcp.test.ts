@@ -3,13 +3,18 @@
  * `acp` ones and run here (server-everything from npm), the editor's own
  * `acp` entries and their `mcp/message` requests pass through untouched.
  */
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
 import { INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
 
 const fx = useFakeService();
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const TSX = pathToFileURL(fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url))).href;
+const LATE_TOOLS = fileURLToPath(new URL("../../test/support/late-tools-mcp-stdio.ts", import.meta.url));
 
 describe("stdio MCP servers", () => {
   it("runs stdio entries as acp servers and passes the editor's acp entries through", async () => {
@@ -94,6 +99,28 @@ describe("stdio MCP servers", () => {
     const later = notices().slice(duringCall);
     expect(later.length).toBeGreaterThan(0);
     expect(later.every((n) => n.requestId === "r-next")).toBe(true);
+  });
+
+  it("keeps an idle server's list_changed through its logging, for the server's next request", async () => {
+    const flag = join(mkdtempSync(join(tmpdir(), "hermes-late-tools-")), "enable");
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const env = [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "100" }];
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "late", command: process.execPath, args: ["--import", TSX, LATE_TOOLS], env }] });
+    const list = async (requestId: string) => {
+      const answer = await fx.service.requestClient(requestId, "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId, method: "tools/list" });
+      return (answer["result"] as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    };
+    expect(await list("at-attach")).toEqual([]);
+    // While the server answers nothing it enables its tool (list_changed) and logs 100 times.
+    writeFileSync(flag, "");
+    for (let i = 0; i < 200 && !/late tools enabled/.test(p.stderr); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(p.stderr).toMatch(/late tools enabled/);
+    expect(await list("next")).toEqual(["hello"]);
+    const carried = fx.service.received.filter((r) => r.message["method"] === "mcp/message" && r.message["id"] === undefined).map((r) => r.message["params"] as { requestId: string; method: string });
+    expect(carried.every((n) => n.requestId === "next")).toBe(true);
+    expect(carried.filter((n) => n.method === "notifications/tools/list_changed")).toHaveLength(1);
+    expect(carried.length).toBeLessThanOrEqual(32);
   });
 
   it("starts none of the servers of a setup that declares more than the service accepts", async () => {

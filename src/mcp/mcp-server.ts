@@ -62,6 +62,24 @@ export class McpServer {
       .finally(() => this.#listed());
   }
 
+  /**
+   * The turn-start look at an idle `acp` server (`McpServers.ready`): lists
+   * again unless a list is under way already. It only updates the tools: a
+   * server that answers it with a failure keeps its status (its next call finds
+   * out and reconnects, as before), one that does not answer at all is failed,
+   * so that later turns do not wait for it.
+   */
+  recheck(): void {
+    if (this.#listing || this.status !== "ready" || !this.#link) return;
+    const link = this.#link;
+    this.#listing = withTimeout((signal) => link.listTools({ signal, timeoutMs: CONNECT_TIMEOUT_MS }))
+      .then((tools) => void (this.tools = tools))
+      .catch((err: unknown) => {
+        if (err instanceof NoAnswerError) this.#fail(err);
+      })
+      .finally(() => this.#listed());
+  }
+
   #listed(): void {
     this.#listing = undefined;
     if (!this.#relist) return;
@@ -136,14 +154,16 @@ export class McpServer {
   }
 }
 
-/** Runs `work` with a signal that aborts after `CONNECT_TIMEOUT_MS`, and rejects then even if `work` ignores it. */
+class NoAnswerError extends Error {}
+
+/** Runs `work` with a signal that aborts after `CONNECT_TIMEOUT_MS`, and rejects then (`NoAnswerError`) even if `work` ignores it. */
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`));
+      reject(new NoAnswerError(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`));
     }, CONNECT_TIMEOUT_MS);
   });
   try {

@@ -47,8 +47,6 @@ export interface McpServerSummary {
  * (`/mcp` says so) rather than every model call failing.
  */
 export const MAX_MCP_TOOLS = 96;
-/** How many servers a session setup may declare (checked with its params, `src/acp/params.ts`). */
-export { MAX_MCP_SERVERS } from "@hermes-edge/protocol";
 
 export class McpServers implements SubagentMcp {
   readonly #byConnection = new Map<string, Declared[]>();
@@ -92,8 +90,21 @@ export class McpServers implements SubagentMcp {
     for (const connectionId of [...this.#byConnection.keys()]) this.detach(connectionId);
   }
 
-  /** Resolves once no server is connecting or listing; a turn waits for it before it picks its tools. */
+  /**
+   * Resolves once no server is connecting or listing; a turn waits for it
+   * before it picks its tools. First the idle `acp` servers of attached
+   * connections are listed: the binding lets a server's notification travel
+   * only with a request of ours, so a `list_changed` sent while idle waits
+   * until the server is asked something (never, if it offers no tools). This
+   * one list per server per turn carries what waited and is the current list
+   * itself; a bare ping's answer could overtake the notifications it carried
+   * (responses skip the connection's queue), and a periodic one would keep
+   * the session object awake.
+   */
   async ready(): Promise<void> {
+    for (const [connectionId] of this.ports.log.attached()) {
+      for (const d of this.#byConnection.get(connectionId) ?? []) if (d.serverId !== undefined) d.server.recheck();
+    }
     await Promise.all([...this.#byConnection.values()].flat().map((d) => d.server.settled()));
   }
 

@@ -37,6 +37,8 @@ export interface SubagentMcp {
 
 export function forwardedMcpTools(descriptors: McpToolDescriptor[], client: ClientPort, newId: () => string = () => crypto.randomUUID()): AnyTool[] {
   const call = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> => {
+    // Its abort event has fired already: no cancel would follow the call.
+    if (signal.aborted) throw requestCancelled();
     const callId = newId();
     const cancel = () => void client.request(SUBAGENT_MCP_CANCEL, { callId }).catch(() => undefined);
     signal.addEventListener("abort", cancel, { once: true });

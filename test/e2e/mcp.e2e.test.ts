@@ -3,13 +3,15 @@
  * in streamableHttp mode on a local port, reached by the service as an `http`
  * server (`HERMES_ALLOW_PRIVATE_MCP=1`); the same package and
  * `@modelcontextprotocol/server-filesystem` as the editor's stdio servers, run
- * by the built proxy and reached over MCP-over-ACP. Process lifetimes are
- * checked by pid.
+ * by the built proxy and reached over MCP-over-ACP, with an MCP SDK server
+ * that gains a tool while idle (`test/support/late-tools-mcp-stdio.ts`).
+ * Process lifetimes are checked by pid.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
@@ -20,6 +22,8 @@ import { e2eVars } from "./e2e-service.js";
 const TOKEN = "tok-mcp-e2e";
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const LATE_TOOLS = join(REPO_ROOT, "test/support/late-tools-mcp-stdio.ts");
 
 let mock: MockOpenAI;
 let server: DevServer;
@@ -71,7 +75,7 @@ afterAll(async () => {
 const cwdFor = (name: string) => mkdtempSync(join(tmpdir(), `hermes-mcp-${name}-`));
 const toolMessages = (key: string, call: number) =>
   Object.fromEntries(mock.calls(key)[call]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
-const offered = (key: string) => ((mock.calls(key)[0]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+const offered = (key: string, call = 0) => ((mock.calls(key)[call]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 const toolCall = (updates: { update: any }[], id: string) => updates.map((u) => u.update).filter((u) => u.toolCallId === id);
 
 /** The pids of `pid`'s child processes (the MCP servers a proxy runs). */
@@ -210,26 +214,49 @@ describe("the editor's stdio servers, run by the proxy", () => {
     expect(offered("e2e-mcp-ghost").some((n) => n.startsWith("mcp__"))).toBe(false);
   });
 
-  it("fails calls to a server that exited with a clear message, then restarts it once when the agent reconnects it", async () => {
+  it("starts a server that exited again once, at the next turn's list; after a second exit its calls fail with a clear message", async () => {
     const e = editor();
     await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    mock.setScript("e2e-mcp-dies", [
-      { toolCalls: [{ id: "d1", name: "mcp__everything__echo", arguments: { message: "one" } }] },
-      { text: "first" },
-      { toolCalls: [{ id: "d2", name: "mcp__everything__echo", arguments: { message: "two" } }] },
-      { text: "second" },
-    ]);
+    const echo = (id: string, message: string) => ({ toolCalls: [{ id, name: "mcp__everything__echo", arguments: { message } }] });
+    mock.setScript("e2e-mcp-dies", [echo("d1", "one"), { text: "first" }, echo("d2", "two"), { text: "second" }, echo("d3", "three"), { text: "third" }]);
     const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("dies"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
     await until(() => childrenOf(e.child.pid!).length === 1, "the MCP server process");
     // Its tools are listed before the first prompt runs; then the process dies.
     await until(() => /mcp\/message|started/.test(e.stderr()), "the server to start");
     await new Promise((r) => setTimeout(r, 1_000));
-    process.kill(childrenOf(e.child.pid!)[0]!, "SIGKILL");
-    await until(() => /MCP server "everything" exited/.test(e.stderr()), "the proxy to see the exit");
+    const kill = async (times: number) => {
+      process.kill(childrenOf(e.child.pid!)[0]!, "SIGKILL");
+      await until(() => e.stderr().split('MCP server "everything" exited').length - 1 === times, "the proxy to see the exit");
+    };
+    await kill(1);
     await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-dies]]" }] });
-    expect(toolMessages("e2e-mcp-dies", 1).d1).toMatch(/^Error: MCP server "everything" stopped responding: .*process.*It will be reconnected once/);
-    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
-    expect(toolMessages("e2e-mcp-dies", 3).d2).toBe("Echo: two");
+    expect(toolMessages("e2e-mcp-dies", 1).d1).toBe("Echo: one");
+    expect(e.stderr()).toMatch(/MCP server "everything" stopped \(the process exited\); starting it again/);
     expect(childrenOf(e.child.pid!)).toHaveLength(1);
+    await kill(2);
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
+    expect(toolMessages("e2e-mcp-dies", 3).d2).toMatch(/^Error: MCP server "everything" stopped responding: .*process.*It will be reconnected once/);
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and again" }] });
+    expect(toolMessages("e2e-mcp-dies", 5).d3).toMatch(/^Error: MCP server "everything" is unavailable: reconnecting failed \(.*process/);
+    expect(childrenOf(e.child.pid!)).toHaveLength(0);
+  });
+
+  it("offers the tools a server added while idle at the next turn, though it listed none when the session started", async () => {
+    const folder = cwdFor("late");
+    const flag = join(folder, "enable");
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    mock.setScript("e2e-mcp-late", [{ text: "nothing yet" }, { toolCalls: [{ id: "h1", name: "mcp__late__hello", arguments: {} }] }, { text: "done" }]);
+    const late = { name: "late", command: process.execPath, args: ["--import", TSX, LATE_TOOLS], env: [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "50" }] };
+    const { sessionId } = await e.agent.request("session/new", { cwd: folder, mcpServers: [late] as never });
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi [[mock:e2e-mcp-late]]" }] });
+    expect(offered("e2e-mcp-late").some((n) => n.startsWith("mcp__"))).toBe(false);
+    // Nothing is asked of the server now: what it sends waits in the proxy.
+    writeFileSync(flag, "");
+    await until(() => /late tools enabled/.test(e.stderr()), "the server to enable its tool");
+    await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
+    expect(offered("e2e-mcp-late", 1)).toContain("mcp__late__hello");
+    expect(toolMessages("e2e-mcp-late", 2)).toEqual({ h1: "hello from a late tool" });
+    expect(e.validator.errors).toEqual([]);
   });
 });

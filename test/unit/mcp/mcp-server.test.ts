@@ -1,10 +1,12 @@
 /**
  * An MCP server closed while it is still connecting stays closed: the link
- * that arrives afterwards is closed, not kept, and calls are refused.
+ * that arrives afterwards is closed, not kept, and calls are refused. The
+ * turn-start look (`recheck`) updates the tools and fails only a server that
+ * does not answer.
  */
-import { describe, expect, it } from "vitest";
-import type { McpLink } from "../../../src/mcp/mcp-link.js";
-import { McpServer } from "../../../src/mcp/mcp-server.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { McpLink, McpToolInfo } from "../../../src/mcp/mcp-link.js";
+import { CONNECT_TIMEOUT_MS, McpServer } from "../../../src/mcp/mcp-server.js";
 
 function fakeLink(): McpLink & { closed: number } {
   return {
@@ -37,5 +39,52 @@ describe("McpServer", () => {
     await server.start();
     expect([server.status, server.tools.map((t) => t.name)]).toEqual(["ready", ["t"]]);
     await expect(server.call("t", {}, new AbortController().signal)).resolves.toEqual({ content: [] });
+  });
+});
+
+describe("McpServer.recheck", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** A link whose `tools/list` answers come from `lists`, one per list, counted. */
+  function listingLink(lists: (() => Promise<McpToolInfo[]>)[]) {
+    let n = 0;
+    const link: McpLink = { ...fakeLink(), listTools: () => lists[Math.min(n++, lists.length - 1)]!() };
+    return { link, count: () => n };
+  }
+  const tools = (...names: string[]) => async () => names.map((name) => ({ name, inputSchema: { type: "object" } }));
+
+  it("lists an idle server again, and not while a list is under way", async () => {
+    const { link, count } = listingLink([tools("a"), tools("a", "b")]);
+    const server = new McpServer("srv", "acp", async () => link);
+    const started = server.start();
+    server.recheck(); // connecting: that list serves
+    await started;
+    expect(count()).toBe(1);
+    server.recheck();
+    server.recheck();
+    await server.settled();
+    expect([count(), server.status, server.tools.map((t) => t.name)]).toEqual([2, "ready", ["a", "b"]]);
+  });
+
+  it("keeps the status and tools of a server that answers it with a failure: its next call finds out", async () => {
+    const { link } = listingLink([tools("a"), async () => Promise.reject(new Error("the MCP server process stopped"))]);
+    const server = new McpServer("srv", "acp", async () => link);
+    await server.start();
+    server.recheck();
+    await server.settled();
+    expect([server.status, server.tools.map((t) => t.name)]).toEqual(["ready", ["a"]]);
+  });
+
+  it("fails a server that does not answer it, so that later turns do not wait for it", async () => {
+    const { link, count } = listingLink([tools("a"), () => new Promise<never>(() => undefined)]);
+    const server = new McpServer("srv", "acp", async () => link);
+    await server.start();
+    vi.useFakeTimers();
+    server.recheck();
+    await vi.advanceTimersByTimeAsync(CONNECT_TIMEOUT_MS);
+    await server.settled();
+    expect([server.status, server.cause]).toEqual(["failed", "no answer within 10 s"]);
+    server.recheck();
+    expect(count()).toBe(2);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SUBAGENT_MCP_CALL, SUBAGENT_MCP_CANCEL, SubagentMcpCalls, type SubagentMcp } from "../../../src/mcp/subagent-mcp.js";
+import { forwardedMcpTools, SUBAGENT_MCP_CALL, SUBAGENT_MCP_CANCEL, SubagentMcpCalls, type SubagentMcp } from "../../../src/mcp/subagent-mcp.js";
+import type { ClientPort, ToolContext } from "../../../src/tools/tool.js";
 
 /** A parent's MCP tools whose calls run until their signal aborts, keeping each signal. */
 function waitingMcp() {
@@ -41,5 +42,37 @@ describe("SubagentMcpCalls", () => {
     task.abort();
     await expect(later).rejects.toThrow("cancelled");
     expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+});
+
+describe("forwardedMcpTools", () => {
+  const descriptor = { name: "mcp__docs__echo", server: "docs", info: { name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } } };
+  /** The forwarding client port, keeping what it is asked. */
+  function recordingClient() {
+    const sent: { method: string; params: unknown }[] = [];
+    const client: ClientPort = {
+      capabilities: {},
+      request: async (method, params) => {
+        sent.push({ method, params });
+        return method === SUBAGENT_MCP_CALL ? { content: [{ type: "text", text: "done" }] } : null;
+      },
+    };
+    return { client, sent };
+  }
+  const run = (client: ClientPort, signal: AbortSignal) => forwardedMcpTools([descriptor], client, () => "call-1")[0]!.run({}, { signal } as ToolContext);
+
+  it("sends the call to the parent with its id", async () => {
+    const { client, sent } = recordingClient();
+    const controller = new AbortController();
+    await run(client, controller.signal);
+    expect(sent).toEqual([{ method: SUBAGENT_MCP_CALL, params: { name: "mcp__docs__echo", arguments: {}, callId: "call-1" } }]);
+  });
+
+  it("refuses a call whose signal aborted already, sending nothing (no cancel could follow it)", async () => {
+    const { client, sent } = recordingClient();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(run(client, controller.signal)).rejects.toMatchObject({ code: -32800 });
+    expect(sent).toEqual([]);
   });
 });
