@@ -127,6 +127,15 @@ describe("the browser workspace", () => {
     expect(await diff.locator("tr.diff-del td.code").allInnerTexts()).toEqual(["old line"]);
     expect(await diff.locator("tr.diff-add td.code").allInnerTexts()).toEqual(["hello from hermes"]);
     await screenshot(page, "04-permission-dialog");
+    // Focus is on the dialog's heading, not on "Allow once": an Enter meant for the prompt box answers nothing.
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`);
+    await expect.poll(focused).toBe("H2 Write /workspace/notes.md");
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await agentMessages(page)).toEqual([]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("BUTTON Allow once");
     await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
     await expect.poll(() => agentMessages(page)).toEqual(["I rewrote notes.md."]);
     const card = page.getByRole("article", { name: "Edit: Write /workspace/notes.md" });
@@ -249,7 +258,7 @@ describe("bad input", () => {
     await newSession(page);
     const big = "x".repeat(5 * 1024 * 1024);
     await page.evaluate((text) => navigator.clipboard.writeText(text), big);
-    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    const prompt = page.getByRole("combobox", { name: "Prompt", exact: true });
     await prompt.focus();
     await page.keyboard.press("Control+V");
     await expect.poll(() => prompt.evaluate((el) => (el as HTMLTextAreaElement).value.length)).toBe(big.length);

@@ -23,6 +23,7 @@ import {
   type RequestId,
 } from "./hermes-protocol.js";
 import type { Refusal } from "./refusal.js";
+import { ServiceRequests } from "./service-requests.js";
 import { openLink, type SocketLink } from "./socket-link.js";
 
 export type ConnectionStatus =
@@ -49,7 +50,11 @@ export class ConnectionRefusedError extends Error {
   }
 }
 
-type Queued = { readonly kind: "request"; readonly id: RequestId; readonly text: string } | { readonly kind: "other"; readonly text: string };
+type Queued =
+  | { readonly kind: "request"; readonly id: RequestId; readonly text: string }
+  /** The client's answer to the service's request `key`. */
+  | { readonly kind: "answer"; readonly key: string; readonly text: string }
+  | { readonly kind: "other"; readonly text: string };
 
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 const OWN_REQUEST_TIMEOUT_MS = 30_000;
@@ -64,8 +69,7 @@ export class ReconnectingTransport {
   readonly #tracker = new ReconnectTracker();
   readonly #own = new OwnRequests("hermes-web");
   readonly #oversize = new OversizeLedger();
-  /** Requests from the service that the client has not answered yet; a re-sent copy is not handed on twice. */
-  readonly #serviceRequests = new Set<string>();
+  readonly #serviceRequests = new ServiceRequests();
   #toClient!: ReadableStreamDefaultController<AnyMessage>;
   #outbox: Queued[] = [];
   #link: SocketLink | undefined;
@@ -165,6 +169,7 @@ export class ReconnectingTransport {
     }
     this.#open = true;
     this.#setStatus({ state: "open" });
+    this.#serviceRequests.reopened(Date.now());
     const queued = this.#outbox;
     this.#outbox = [];
     for (const item of queued) this.#send(item);
@@ -205,15 +210,18 @@ export class ReconnectingTransport {
     if (frame.kind === "invalid") return;
     if (frame.kind === "request") {
       this.#tracker.clientRequest(frame.message, text);
-      const item = { kind: "request" as const, id: frame.message.id, text };
-      if (this.#open) this.#send(item);
-      else this.#outbox.push(item);
+      this.#post({ kind: "request", id: frame.message.id, text });
       return;
     }
-    if (frame.kind === "response" && frame.message.id !== null) this.#serviceRequests.delete(idKey(frame.message.id));
-    // Answers to the service's requests may go out while re-attaching; the rest keep their place in line.
-    if (frame.kind === "response" ? this.#link !== undefined : this.#open) this.#send({ kind: "other", text });
-    else this.#outbox.push({ kind: "other", text });
+    const key = frame.kind === "response" && frame.message.id !== null ? idKey(frame.message.id) : undefined;
+    // Answers too wait for the link to be open: the service drops one from a connection not yet re-attached.
+    this.#post(key !== undefined && this.#serviceRequests.answered(key, text) ? { kind: "answer", key, text } : { kind: "other", text });
+  }
+
+  /** Sends now if the link is open (re-attached), else queues in order. */
+  #post(item: Queued): void {
+    if (this.#open) this.#send(item);
+    else this.#outbox.push(item);
   }
 
   #send(item: Queued): void {
@@ -223,6 +231,8 @@ export class ReconnectingTransport {
     if (item.kind === "request") {
       this.#tracker.clientSent(item.id, null);
       this.#oversize.sent(item.id, item.text);
+    } else if (item.kind === "answer") {
+      this.#serviceRequests.sent(item.key, Date.now());
     }
   }
 
@@ -240,8 +250,9 @@ export class ReconnectingTransport {
     if (frame.kind === "request") {
       // After a re-attach the service sends its unanswered requests again; the client already has them.
       const key = idKey(frame.message.id);
-      if (this.#serviceRequests.has(key)) return;
-      this.#serviceRequests.add(key);
+      const arrival = this.#serviceRequests.arrived(key, Date.now(), this.#open);
+      if (arrival.kind === "answer-again") this.#post({ kind: "answer", key, text: arrival.text });
+      if (arrival.kind !== "new") return;
     }
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward) this.#deliver(frame === decoded ? message : (frame.message as AnyMessage));

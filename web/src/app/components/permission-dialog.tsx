@@ -1,7 +1,9 @@
 /**
  * The agent asks before it edits or runs something: a modal dialog showing
  * what would happen (the diff, the command) with one button per option,
- * named as the service names them ("Allow once", "Deny", …).
+ * named as the service names them ("Allow once", "Deny", …). Focus goes to
+ * its heading, not to a button: an Enter the user meant for the prompt box
+ * must not approve an edit or a command.
  * @module
  */
 import { useEffect, useRef } from "preact/hooks";
@@ -10,9 +12,11 @@ import { ToolContent } from "./tool-call-card.js";
 
 export function PermissionDialog({ ask, sessionTitle }: { ask: PermissionAsk; sessionTitle: string | null }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     const el = dialog.current;
     if (el && !el.open) el.showModal();
+    heading.current?.focus();
     return () => el?.close();
   }, [ask.id]);
   const { toolCall, options } = ask.params;
@@ -27,7 +31,9 @@ export function PermissionDialog({ ask, sessionTitle }: { ask: PermissionAsk; se
       onCancel={(e) => e.preventDefault()}
     >
       <p class="eyebrow">Permission needed</p>
-      <h2 id={`permission-title-${ask.id}`}>{title}</h2>
+      <h2 id={`permission-title-${ask.id}`} ref={heading} tabIndex={-1} autofocus>
+        {title}
+      </h2>
       {sessionTitle ? <p class="muted small">In session “{sessionTitle}”</p> : null}
       <div id={`permission-body-${ask.id}`} class="permission-body">
         {(toolCall.content ?? []).map((item, i) => (
@@ -40,7 +46,6 @@ export function PermissionDialog({ ask, sessionTitle }: { ask: PermissionAsk; se
             key={option.optionId}
             type="button"
             class={option.kind.startsWith("reject") ? "danger" : i === 0 ? "" : "secondary"}
-            autofocus={i === 0}
             onClick={() => ask.answer(option.optionId)}
           >
             {option.name}

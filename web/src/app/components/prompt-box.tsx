@@ -1,13 +1,18 @@
 /**
  * The prompt box: a textarea ("Prompt"), "Send" and "Cancel". Enter sends,
  * Shift+Enter starts a new line. A `/` at the start offers the session's
- * slash commands (arrows to choose, Tab or Enter to complete). Pasted or
- * attached images go with the prompt as image blocks.
+ * slash commands (arrows to choose, Tab or Enter to complete): the textarea
+ * is a combobox over that list, so a screen reader announces the list and the
+ * option chosen while focus stays in the text. Pasted or attached images go
+ * with the prompt as image blocks.
  * @module
  */
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import { useRef, useState } from "preact/hooks";
 import { matchingCommands } from "../state/slash-completion.js";
+
+const COMMANDS_ID = "slash-commands";
+const optionId = (index: number) => `slash-command-${index}`;
 
 interface Attachment {
   readonly name: string;
@@ -37,6 +42,8 @@ export function PromptBox(props: {
   const [dismissed, setDismissed] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const suggestions = dismissed ? [] : matchingCommands(text, props.commands);
+  const expanded = suggestions.length > 0;
+  const active = Math.min(selected, suggestions.length - 1);
 
   const attach = async (files: Iterable<File>) => {
     const images = [...files].filter((f) => f.type.startsWith("image/"));
@@ -70,7 +77,7 @@ export function PromptBox(props: {
       }
       if (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey)) {
         event.preventDefault();
-        complete(suggestions[Math.min(selected, suggestions.length - 1)]!);
+        complete(suggestions[active]!);
         return;
       }
       if (event.key === "Escape") {
@@ -92,10 +99,10 @@ export function PromptBox(props: {
         send();
       }}
     >
-      {suggestions.length > 0 ? (
-        <ul class="commands" role="listbox" id="slash-commands" aria-label="Slash commands">
+      {expanded ? (
+        <ul class="commands" role="listbox" id={COMMANDS_ID} aria-label="Slash commands">
           {suggestions.map((c, i) => (
-            <li key={c.name} role="option" aria-selected={i === selected} onMouseDown={(e) => (e.preventDefault(), complete(c))}>
+            <li key={c.name} id={optionId(i)} role="option" aria-selected={i === active} onMouseDown={(e) => (e.preventDefault(), complete(c))}>
               <span class="command-name">/{c.name}</span> <span class="muted">{c.description}</span>
             </li>
           ))}
@@ -121,7 +128,11 @@ export function PromptBox(props: {
         rows={3}
         placeholder={props.running ? "A turn is running: what you send now waits its turn" : "Ask hermes… (/ for commands, Shift+Enter for a new line)"}
         value={text}
-        aria-controls={suggestions.length > 0 ? "slash-commands" : undefined}
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={expanded}
+        aria-controls={expanded ? COMMANDS_ID : undefined}
+        aria-activedescendant={expanded ? optionId(active) : undefined}
         onInput={(e) => {
           setText((e.target as HTMLTextAreaElement).value);
           setDismissed(false);

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { ANSWER_MEMORY_MS, ServiceRequests } from "../../../web/src/client/service-requests.js";
+
+describe("ServiceRequests", () => {
+  it("hands a request on once and drops the service's copy while the client has not answered", () => {
+    const requests = new ServiceRequests();
+    expect(requests.arrived("s:1", 0, true)).toEqual({ kind: "new" });
+    expect(requests.arrived("s:1", 5, false)).toEqual({ kind: "copy" });
+  });
+
+  it("drops a copy that arrives while the answer is only queued", () => {
+    const requests = new ServiceRequests();
+    requests.arrived("s:1", 0, true);
+    expect(requests.answered("s:1", "answer")).toBe(true);
+    expect(requests.arrived("s:1", 10, false)).toEqual({ kind: "copy" });
+  });
+
+  it("answers a copy that arrives after the answer went out with that answer again", () => {
+    const requests = new ServiceRequests();
+    requests.arrived("s:1", 0, true);
+    requests.answered("s:1", "answer");
+    requests.sent("s:1", 100);
+    expect(requests.arrived("s:1", 120, true)).toEqual({ kind: "answer-again", text: "answer" });
+  });
+
+  it("forgets an answer that went out long enough ago on an open link, and not during an outage", () => {
+    const requests = new ServiceRequests();
+    requests.arrived("s:1", 0, true);
+    requests.answered("s:1", "answer");
+    requests.sent("s:1", 0);
+    expect(requests.arrived("s:1", ANSWER_MEMORY_MS * 3, false)).toEqual({ kind: "answer-again", text: "answer" });
+    requests.reopened(ANSWER_MEMORY_MS * 5);
+    expect(requests.arrived("s:1", ANSWER_MEMORY_MS * 5 + 1, true)).toEqual({ kind: "answer-again", text: "answer" });
+    expect(requests.arrived("s:2", ANSWER_MEMORY_MS * 6 + 1, true)).toEqual({ kind: "new" });
+    expect(requests.arrived("s:1", ANSWER_MEMORY_MS * 6 + 2, true)).toEqual({ kind: "new" });
+  });
+
+  it("does not claim an answer to a request it never handed on", () => {
+    expect(new ServiceRequests().answered("s:9", "answer")).toBe(false);
+  });
+});
