@@ -6,7 +6,7 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, attributeOversize, backoffDelay, OversizeLedger, ReconnectTracker, reattach, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
+import { AGENT_METHODS, attributeOversize, backoffDelay, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
 import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, JsonRpcId, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
@@ -51,6 +51,8 @@ export class Bridge {
   readonly #tracker = new ReconnectTracker();
   /** Pins the service's `id: null` frame-limit errors on the editor request they refused. */
   readonly #oversize = new OversizeLedger();
+  /** The service's requests handed to the editor: a copy re-sent after a reconnect is not handed on again. */
+  readonly #serviceRequests = new ServiceRequests();
   readonly #outbox = new Outbox();
   readonly #editor: EditorOutput;
   readonly #outage: Outage;
@@ -128,6 +130,7 @@ export class Bridge {
    * as a repeat. So it waits, through give-up and logout too.
    */
   #editorResponse(id: JsonRpcId, text: string): void {
+    if (id !== null) this.#serviceRequests.answered(id, text);
     if (this.#state === "open") this.#sendResponse(id, text);
     else if (!this.#outbox.push({ kind: "response", id, text })) this.#o.log.warn("outbox full; dropped an answer from the editor");
   }
@@ -217,6 +220,7 @@ export class Bridge {
       return;
     }
     this.#state = "open";
+    this.#serviceRequests.reopened(Date.now());
     this.#outage.ended();
     this.#o.log.info(
       `connected to ${this.#o.credentials.current.url}${connectionId ? ` (connection ${connectionId})` : ""}` +
@@ -238,6 +242,12 @@ export class Bridge {
     if (frame.kind === "response" && frame.message.id !== null) this.#oversize.answered(frame.message.id);
     const attributed = attributeOversize(frame, this.#oversize);
     if (attributed !== frame) [frame, text] = [attributed, JSON.stringify(attributed.message)];
+    if (frame.kind === "request") {
+      // After a re-attach the service sends its unanswered requests again; the editor already has them.
+      const arrival = this.#serviceRequests.arrived(frame.message.id, Date.now(), this.#state === "open");
+      if (arrival.kind === "answer-again") this.#editorResponse(frame.message.id, arrival.text);
+      if (arrival.kind !== "new") return this.#o.log.debug(`not forwarded: request ${JSON.stringify(frame.message.id)} is one the editor has already`);
+    }
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);
@@ -365,6 +375,6 @@ export class Bridge {
 
   #sendResponse(id: JsonRpcId, text: string): void {
     this.#link?.send(text);
-    if (id !== null) this.#tracker.clientAnswered(id);
+    if (id !== null) this.#serviceRequests.sent(id, Date.now());
   }
 }

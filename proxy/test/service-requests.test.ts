@@ -30,7 +30,7 @@ describe("the service's requests across a reconnect", () => {
     // The re-sent copy was held back: it came after the resume, before anything the editor could see.
     await p.request("_test/echo", { after: true });
     expect(copiesOf(p.messages, "hermes:perm:1")).toHaveLength(1);
-    expect(p.stderr).toMatch(/hermes:perm:1.*repeat of one the client has not answered/);
+    expect(p.stderr).toMatch(/hermes:perm:1.*one the editor has already/);
 
     p.send(allow("hermes:perm:1"));
     expect(await answered).toMatchObject({ result: { outcome: { optionId: "allow" } } });

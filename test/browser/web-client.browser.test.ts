@@ -258,7 +258,7 @@ describe("bad input", () => {
     await newSession(page);
     const big = "x".repeat(5 * 1024 * 1024);
     await page.evaluate((text) => navigator.clipboard.writeText(text), big);
-    const prompt = page.getByRole("combobox", { name: "Prompt", exact: true });
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
     await prompt.focus();
     await page.keyboard.press("Control+V");
     await expect.poll(() => prompt.evaluate((el) => (el as HTMLTextAreaElement).value.length)).toBe(big.length);

@@ -11,7 +11,6 @@ import { AGENT_METHODS as UNSTABLE_METHODS } from "@agentclientprotocol/sdk/unst
 import type { ErrorResponse } from "@agentclientprotocol/sdk";
 import { idKey, type Frame, type IncomingRequest, type IncomingResponse, type RequestId } from "./envelope.js";
 import { readConnectionId, readTurnState, readUpdateSeq, type TurnState } from "./hermes-meta.js";
-import { ServiceRequests } from "./service-requests.js";
 import { readSessionId, readSessionSetup, type SessionSetup } from "./session-setup.js";
 import { connectionLost, promptLost, reattachFailed, turnOutcomeUnknown } from "./tracker-errors.js";
 import type { ClientAnswer, ReattachDecision, ReattachOutcome, ReattachTarget, Resend, ServiceVerdict } from "./tracker-types.js";
@@ -68,7 +67,6 @@ export class ReconnectTracker {
   /** Insertion order is the client's order, which re-sends must keep. */
   readonly #pending = new Map<string, Pending>();
   readonly #connectionIds = new Set<string>();
-  readonly #serviceRequests = new ServiceRequests();
   #generation = 0;
   #connected = false;
   #initialize: { params: unknown; answered: boolean } | undefined;
@@ -98,11 +96,6 @@ export class ReconnectTracker {
       // A prompt implies the client holds this session, even if this tracker never saw it created.
       if (method === M.session_prompt) session.attached = true;
     }
-  }
-
-  /** The client's answer to a request of the service went out (see {@link ServiceRequests.answered}). */
-  clientAnswered(id: RequestId): void {
-    this.#serviceRequests.answered(id);
   }
 
   /** Records that a request went out on the current connection. */
@@ -164,10 +157,8 @@ export class ReconnectTracker {
 
   /** Decides what to do with one frame from the service. */
   fromService(frame: Frame): ServiceVerdict {
-    if (frame.kind === "request") {
-      if (this.#serviceRequests.arrived(frame.message.id)) return { forward: true, answers: [] };
-      return { forward: false, answers: [], dropped: `request ${idKey(frame.message.id)} (${frame.message.method}) is a repeat of one the client has not answered yet` };
-    }
+    // Repeats of the service's requests are the client's to hold back (`ServiceRequests`): it knows when its answers went out.
+    if (frame.kind === "request") return { forward: true, answers: [] };
     if (frame.kind === "response") return this.#response(frame.message);
     const { method, params } = frame.message;
     if (method === "session/update") {

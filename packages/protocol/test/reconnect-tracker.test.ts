@@ -101,20 +101,11 @@ describe("ReconnectTracker: duplicates", () => {
 describe("ReconnectTracker: the service's requests to the client", () => {
   const permission = (id: string) => frame({ id, method: "session/request_permission", params: { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [] } });
 
-  it("holds back a repeat of a request the client has not answered yet, across a reconnect", () => {
+  it("forwards them all: holding back the service's repeats is ServiceRequests' (the client knows when its answers went out)", () => {
     const t = withSession();
     expect(t.fromService(permission("hermes:s1:1")).forward).toBe(true);
     t.disconnected();
     t.connected("c2");
-    // The service re-sends what its dropped connection left unanswered, under the same id.
-    expect(t.fromService(permission("hermes:s1:1"))).toMatchObject({ forward: false, dropped: expect.stringContaining("hermes:s1:1") });
-    expect(t.fromService(permission("hermes:s1:2")).forward).toBe(true);
-  });
-
-  it("forwards the same id again once the client's answer went out (the service lost it)", () => {
-    const t = withSession();
-    t.fromService(permission("hermes:s1:1"));
-    t.clientAnswered("hermes:s1:1");
     expect(t.fromService(permission("hermes:s1:1")).forward).toBe(true);
   });
 });

@@ -74,11 +74,11 @@ export async function signIn(page: Page, url: string, key = KEY, remember = fals
 export async function newSession(page: Page, cwd = "/workspace"): Promise<void> {
   await page.getByLabel("Working directory", { exact: true }).fill(cwd);
   await page.getByRole("button", { name: "New session", exact: true }).click();
-  await page.getByRole("combobox", { name: "Prompt", exact: true }).waitFor();
+  await page.getByRole("textbox", { name: "Prompt", exact: true }).waitFor();
 }
 
 export async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole("combobox", { name: "Prompt", exact: true }).fill(text);
+  await page.getByRole("textbox", { name: "Prompt", exact: true }).fill(text);
   await page.getByRole("button", { name: "Send", exact: true }).click();
 }
 

@@ -12,7 +12,8 @@ afterAll(removeScratch);
 
 const toml = () => readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
 
-describe("npm run deploy -- --dry-run (real wrangler)", () => {
+// A real wrangler build takes a few seconds alone and much longer on a loaded machine.
+describe("npm run deploy -- --dry-run (real wrangler)", { timeout: 60_000 }, () => {
   it("builds the real bundle, reports its gzip size under the 3 MiB default, and leaves wrangler.toml alone", async () => {
     const before = toml();
     const run = await runDeploy({ dir: REPO_ROOT }, ["--dry-run"], { fake: false });

@@ -5,14 +5,17 @@
  * @module
  */
 export {
+  attributeOversize,
   backoffDelay,
   decodeFrame,
   ErrorCode,
   idKey,
+  OversizeLedger,
   OwnRequests,
   PROTOCOL_VERSION,
   reattach,
   ReconnectTracker,
+  ServiceRequests,
   TURN_ENDED,
   withTurnEndedCapability,
   zTurnEndedParams,

@@ -9,21 +9,21 @@
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { WebSocketConstructor } from "@agentclientprotocol/sdk/experimental/ws-client";
-import { attributeOversize, OversizeLedger } from "@hermes-edge/protocol";
 import {
+  attributeOversize,
   backoffDelay,
   decodeFrame,
   ErrorCode,
-  idKey,
+  OversizeLedger,
   OwnRequests,
   reattach,
   ReconnectTracker,
+  ServiceRequests,
   type ClientAnswer,
   type Frame,
   type RequestId,
 } from "./hermes-protocol.js";
 import type { Refusal } from "./refusal.js";
-import { ServiceRequests } from "./service-requests.js";
 import { openLink, type SocketLink } from "./socket-link.js";
 
 export type ConnectionStatus =
@@ -52,8 +52,8 @@ export class ConnectionRefusedError extends Error {
 
 type Queued =
   | { readonly kind: "request"; readonly id: RequestId; readonly text: string }
-  /** The client's answer to the service's request `key`. */
-  | { readonly kind: "answer"; readonly key: string; readonly text: string }
+  /** The client's answer to the service's request `id`. */
+  | { readonly kind: "answer"; readonly id: RequestId; readonly text: string }
   | { readonly kind: "other"; readonly text: string };
 
 const HANDSHAKE_TIMEOUT_MS = 15_000;
@@ -213,9 +213,9 @@ export class ReconnectingTransport {
       this.#post({ kind: "request", id: frame.message.id, text });
       return;
     }
-    const key = frame.kind === "response" && frame.message.id !== null ? idKey(frame.message.id) : undefined;
+    const id = frame.kind === "response" ? frame.message.id : null;
     // Answers too wait for the link to be open: the service drops one from a connection not yet re-attached.
-    this.#post(key !== undefined && this.#serviceRequests.answered(key, text) ? { kind: "answer", key, text } : { kind: "other", text });
+    this.#post(id !== null && this.#serviceRequests.answered(id, text) ? { kind: "answer", id, text } : { kind: "other", text });
   }
 
   /** Sends now if the link is open (re-attached), else queues in order. */
@@ -232,7 +232,7 @@ export class ReconnectingTransport {
       this.#tracker.clientSent(item.id, null);
       this.#oversize.sent(item.id, item.text);
     } else if (item.kind === "answer") {
-      this.#serviceRequests.sent(item.key, Date.now());
+      this.#serviceRequests.sent(item.id, Date.now());
     }
   }
 
@@ -249,9 +249,9 @@ export class ReconnectingTransport {
     frame = attributeOversize(frame, this.#oversize);
     if (frame.kind === "request") {
       // After a re-attach the service sends its unanswered requests again; the client already has them.
-      const key = idKey(frame.message.id);
-      const arrival = this.#serviceRequests.arrived(key, Date.now(), this.#open);
-      if (arrival.kind === "answer-again") this.#post({ kind: "answer", key, text: arrival.text });
+      const { id } = frame.message;
+      const arrival = this.#serviceRequests.arrived(id, Date.now(), this.#open);
+      if (arrival.kind === "answer-again") this.#post({ kind: "answer", id, text: arrival.text });
       if (arrival.kind !== "new") return;
     }
     const verdict = this.#tracker.fromService(frame);

@@ -2,8 +2,9 @@
  * The prompt box: a textarea ("Prompt"), "Send" and "Cancel". Enter sends,
  * Shift+Enter starts a new line. A `/` at the start offers the session's
  * slash commands (arrows to choose, Tab or Enter to complete): the textarea
- * is a combobox over that list, so a screen reader announces the list and the
- * option chosen while focus stays in the text. Pasted or attached images go
+ * (still a textbox: "Prompt" is the name clients and checks find it by) owns
+ * that list through aria-controls and aria-activedescendant, so a screen
+ * reader announces the option chosen while focus stays in the text. Pasted or attached images go
  * with the prompt as image blocks.
  * @module
  */
@@ -128,9 +129,7 @@ export function PromptBox(props: {
         rows={3}
         placeholder={props.running ? "A turn is running: what you send now waits its turn" : "Ask hermes… (/ for commands, Shift+Enter for a new line)"}
         value={text}
-        role="combobox"
         aria-autocomplete="list"
-        aria-expanded={expanded}
         aria-controls={expanded ? COMMANDS_ID : undefined}
         aria-activedescendant={expanded ? optionId(active) : undefined}
         onInput={(e) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ANSWER_MEMORY_MS, ServiceRequests } from "../../../web/src/client/service-requests.js";
+import { ANSWER_MEMORY_MS, ServiceRequests } from "../src/index.js";
 
 describe("ServiceRequests", () => {
   it("hands a request on once and drops the service's copy while the client has not answered", () => {
