@@ -126,8 +126,8 @@ export class Bridge {
   /**
    * An answer to the service's request (permission, fs, terminal) goes out
    * only on an attached connection: the service ignores answers before the
-   * re-attach, and re-sends the request then, which the tracker holds back
-   * as a repeat. So it waits, through give-up and logout too.
+   * re-attach, and re-sends the request then, which `ServiceRequests` holds
+   * back as a repeat. So it waits, through give-up and logout too.
    */
   #editorResponse(id: JsonRpcId, text: string): void {
     if (id !== null) this.#serviceRequests.answered(id, text);

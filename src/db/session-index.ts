@@ -31,10 +31,6 @@ export class SessionIndex {
     await this.#db.update(sessions).set(patch).where(eq(sessions.id, id));
   }
 
-  async delete(id: string): Promise<void> {
-    await this.#db.delete(sessions).where(eq(sessions.id, id));
-  }
-
   /** A session's row and every segment of it, in one batch. */
   async deleteWithSegments(id: string): Promise<void> {
     await this.#db.batch([this.#db.delete(segments).where(eq(segments.acpSessionId, id)), this.#db.delete(sessions).where(eq(sessions.id, id))]);
