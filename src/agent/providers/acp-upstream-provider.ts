@@ -10,6 +10,7 @@ import { canReadFiles, canWriteFiles } from "../../tools/client-calls.js";
 import { ProviderError, type ModelDelta, type ModelProvider, type ModelRequest, type ModelResult, type ModelUsage } from "../model-provider.js";
 import { flattenTranscript } from "./flatten-transcript.js";
 import { HeldText } from "./held-text.js";
+import { UpdateOrder } from "./update-order.js";
 import { serveUpstreamRequests, type UpstreamToolContext } from "./upstream-editor.js";
 
 export interface UpstreamEndpoint {
@@ -48,8 +49,10 @@ export class AcpUpstreamProvider implements ModelProvider {
     const events = new EventQueue();
     let upstreamSession: string | undefined;
     const app = serveUpstreamRequests(client({ name: "hermes-edge" }), this.label, this.call.toolContext);
+    const order = new UpdateOrder();
     app.onNotification("session/update", (ctx) => {
       if (ctx.params.sessionId === upstreamSession) events.push({ kind: "update", update: ctx.params.update });
+      order.handled();
     });
     let conn: ClientConnection | undefined;
     /** The upstream frees a session on `session/close` (`sessionCapabilities.close`); each model call opens one. */
@@ -57,7 +60,7 @@ export class AcpUpstreamProvider implements ModelProvider {
     const onAbort = () => events.push({ kind: "failed", error: signal.reason });
     signal.addEventListener("abort", onAbort);
     try {
-      const transport = await this.#step("connecting", this.endpoint.open(signal), signal);
+      const transport = order.watch(await this.#step("connecting", this.endpoint.open(signal), signal));
       conn = app.connect(transport);
       const connection = conn;
       void connection.closed.then(() => events.push({ kind: "failed", error: new Error("the connection closed") }));
@@ -81,10 +84,8 @@ export class AcpUpstreamProvider implements ModelProvider {
       upstreamSession = session.sessionId;
       const prompt = flattenTranscript(request.messages, request.tools);
       connection.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: prompt }] }).then(
-        // The SDK settles a response at once but runs notification handlers a few steps later, so
-        // updates sent right before the answer (one stdio write holds both) would come after it.
-        // A timer lets every update already received be handled first.
-        (response) => void setTimeout(() => events.push({ kind: "stop", stopReason: response.stopReason }), 0),
+        // Updates written right before the answer come first (see update-order.ts).
+        (response) => void order.caughtUp().then(() => events.push({ kind: "stop", stopReason: response.stopReason })),
         (error: unknown) => events.push({ kind: "failed", error }),
       );
       const held = new HeldText();
