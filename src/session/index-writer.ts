@@ -46,13 +46,12 @@ export class IndexWriter {
   touch(): Promise<void> | null {
     const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
     this.store.savePendingIndexPatch({ ...pending, updatedAt: this.now() });
-    const sinceWrite = this.now() - this.#lastWrite;
-    if (Object.keys(pending).some((key) => key !== "updatedAt") || sinceWrite >= TOUCH_EVERY_MS) return this.flush();
+    if (this.#due()) return this.flush();
     this.#touchTimer ??= setTimeout(() => {
       this.#touchTimer = null;
       // A turn on its way to the model writes it when its first output arrives.
       if (!this.#held) void this.flush();
-    }, TOUCH_EVERY_MS - sinceWrite);
+    }, TOUCH_EVERY_MS - (this.now() - this.#lastWrite));
     return null;
   }
 
@@ -61,10 +60,17 @@ export class IndexWriter {
     this.#held = true;
   }
 
-  /** Lets writes go again and writes what is pending. */
+  /** Lets writes go again and writes what is due; a kept `updatedAt` alone still waits for its time. */
   release(): Promise<void> {
     this.#held = false;
-    return this.flush();
+    return this.#due() ? this.flush() : Promise.resolve();
+  }
+
+  /** Something other than `updatedAt` is pending, or the last write is `TOUCH_EVERY_MS` old. */
+  #due(): boolean {
+    const pending = this.store.pendingIndexPatch<IndexPatch>();
+    if (!pending) return false;
+    return Object.keys(pending).some((key) => key !== "updatedAt") || this.now() - this.#lastWrite >= TOUCH_EVERY_MS;
   }
 
   /** Writes what is pending; resolves when D1 has it (failures are logged and retried on the next flush). */

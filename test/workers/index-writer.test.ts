@@ -63,4 +63,33 @@ describe("IndexWriter", () => {
       expect(store.pendingIndexPatch()).toBeNull();
     });
   });
+
+  it("keeps a turn's updatedAt past the next turn's first output when the interval is not over", async () => {
+    await inFreshSessionObject(async (store) => {
+      const index = new CountingIndex(env.DB);
+      let clock = 1_000_000;
+      const writer = new IndexWriter(store, index, () => clock);
+      await writer.touch(); // written: the first one
+      clock += 100;
+      expect(writer.touch()).toBeNull(); // the turn ended within the interval: kept
+      // The next turn holds the writer until the model's first output, then lets it go:
+      // a kept updatedAt alone is not due yet, so D1 is not written on the first token's path.
+      writer.hold();
+      clock += 100;
+      await writer.release();
+      expect(index.writes).toEqual([{ updatedAt: 1_000_000 }]);
+      // What is due goes at release: a title, or an updatedAt whose interval is over.
+      writer.hold();
+      writer.update({ title: "Named" });
+      expect(index.writes).toHaveLength(1);
+      await writer.release();
+      expect(index.writes.at(-1)).toEqual({ updatedAt: 1_000_200, title: "Named" });
+      expect(writer.touch()).toBeNull();
+      writer.hold();
+      clock += TOUCH_EVERY_MS;
+      await writer.release();
+      expect(index.writes.at(-1)).toEqual({ updatedAt: 1_000_200 });
+      expect(store.pendingIndexPatch()).toBeNull();
+    });
+  });
 });
