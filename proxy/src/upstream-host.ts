@@ -135,11 +135,14 @@ class HostedUpstream {
     // A shell runs the command line as the user wrote it; its own process group lets kill() end the agent too.
     const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", env: agentEnvironment(process.env) });
     this.#child = child;
-    createInterface({ input: child.stdout! }).on("line", (line) => this.#fromProcess(line));
+    // A process already replaced (after its "error") may still print; its lines are not its successor's.
+    createInterface({ input: child.stdout! }).on("line", (line) => this.#child === child && this.#fromProcess(line));
     createInterface({ input: child.stderr! }).on("line", (line) => this.log.debug(`[upstream ${this.id}] ${line}`));
-    child.stdin?.on("error", () => undefined); // EPIPE after a crash is reported by "exit"
+    child.stdin?.on("error", () => undefined); // EPIPE after a crash is reported by "close"
     child.on("error", (err) => this.#exited(child, `could not be started (${err.message})`));
-    child.on("exit", (code, signal) => this.#exited(child, signal ? `was killed by ${signal}` : code === 127 ? "exited with code 127 (command not found)" : `exited with code ${code}`));
+    // "close", not "exit": it comes after the last line of stdout, so an answer printed just before
+    // the process ended reaches the service instead of an error for the same request.
+    child.on("close", (code, signal) => this.#exited(child, signal ? `was killed by ${signal}` : code === 127 ? "exited with code 127 (command not found)" : `exited with code ${code}`));
     return child;
   }
 

@@ -33,6 +33,38 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
 });
 `;
 
+// Answers a request 300 ms late: long enough to be replaced first.
+const SLOW_AGENT = `
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  setTimeout(() => console.log(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { late: true } })), 300);
+});
+`;
+
+// Answers its first request and ends at once, with its answer still in the pipe.
+const ONE_SHOT_AGENT = `
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { last: true } }) + "\\n", () => process.exit(3));
+});
+`;
+
+function agentFile(source: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "hosted-upstream-")), "agent.cjs");
+  writeFileSync(file, source);
+  return file;
+}
+
+type Received = { id: string; result?: Record<string, unknown>; error?: { message: string } };
+
+function host(file: string, lines: string[] = []): { h: UpstreamHost; received: Received[]; request(id: string): void } {
+  const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", (line) => lines.push(line)));
+  hosts.push(h);
+  const received: Received[] = [];
+  h.online((text) => received.push((JSON.parse(text) as { params: { message: Received } }).params.message));
+  return { h, received, request: (id) => h.fromService({ upstreamId: "echo", message: { jsonrpc: "2.0", id, method: "session/prompt", params: {} } }) };
+}
+
 const hosts: UpstreamHost[] = [];
 afterEach(() => {
   hosts.splice(0).forEach((h) => h.stop());
@@ -73,5 +105,24 @@ describe("HostedUpstream restarts", () => {
     expect(spawned[1]!.exitCode).toBeNull();
     expect(lines.filter((l) => /restarting upstream echo once/.test(l))).toHaveLength(1);
     expect(lines.some((l) => /again after one restart/.test(l))).toBe(false);
+  });
+
+  it("drops what a replaced process still prints: the request it had was answered once, with the error", async () => {
+    const { received, request } = host(agentFile(SLOW_AGENT));
+    request("r1");
+    await until(() => spawned.length === 1);
+    spawned[0]!.emit("error", new Error("kill EPERM"));
+    expect(received).toEqual([{ jsonrpc: "2.0", id: "r1", error: { code: -32603, message: expect.stringContaining("could not be started (kill EPERM)") } }]);
+    // The first process answers r1 after all; the service must not get a second answer.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(received).toHaveLength(1);
+  });
+
+  it("passes on an answer printed just before the process ended, instead of an error for the same request", async () => {
+    const { received, request } = host(agentFile(ONE_SHOT_AGENT));
+    request("r1");
+    await until(() => spawned.length === 2); // it ended and was restarted once
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received).toEqual([{ jsonrpc: "2.0", id: "r1", result: { last: true } }]);
   });
 });
