@@ -44,6 +44,13 @@ describe("questions from the agent (clarify)", () => {
     expect(await answer.getByRole("radio").count()).toBe(2);
     expect(await dialog.getByRole("radio", { name: "Postgres", exact: true }).getAttribute("required")).not.toBeNull();
     expect(await dialog.getByRole("button").allInnerTexts()).toEqual(["Submit", "Decline", "Cancel"]);
+    // Focus is on the question, not in a field: keys meant for the prompt box answer nothing.
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`);
+    await expect.poll(focused).toBe("H2 Which database should I use?");
+    await page.keyboard.type("x");
+    await page.keyboard.press("Enter");
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.getByRole("textbox", { name: "Other", exact: true }).inputValue()).toBe("");
     // Submitting with nothing picked is stopped by the browser: the answer is required.
     await dialog.getByRole("button", { name: "Submit", exact: true }).click();
     expect(await dialog.isVisible()).toBe(true);

@@ -120,11 +120,15 @@ function Field({ field, id, values, set }: { field: FormField; id: string; value
 
 export function ElicitationDialog({ ask, sessionTitle }: { ask: ElicitationAsk; sessionTitle: string | null }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const fields = useMemo(() => formFields(ask.params.requestedSchema), [ask.id]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
   useEffect(() => {
     const el = dialog.current;
     if (el && !el.open) el.showModal();
+    // The heading, not the first field (the dialog's default): what the user was typing into
+    // the prompt box must not land in an answer, and its Enter must not submit one.
+    heading.current?.focus();
     return () => el?.close();
   }, [ask.id]);
   const id = `elicitation-${ask.id}`;
@@ -147,7 +151,9 @@ export function ElicitationDialog({ ask, sessionTitle }: { ask: ElicitationAsk; 
         }}
       >
         <p class="eyebrow">Question from the agent</p>
-        <h2 id={`${id}-title`}>{ask.params.message}</h2>
+        <h2 id={`${id}-title`} ref={heading} tabIndex={-1}>
+          {ask.params.message}
+        </h2>
         {sessionTitle ? <p class="muted small">In session “{sessionTitle}”</p> : null}
         <div class="permission-body elicitation-fields">
           {fields.map((f) => (
