@@ -174,6 +174,25 @@ describe("the browser workspace", () => {
     expect(read.missing).toMatch(/File not found: \/workspace\/docs\/none\.md .*\[-32002\]/);
   });
 
+  it("answers a write below a file that the file is not a directory, and leaves the file alone", async () => {
+    rig.mock.setScript("web-write-below-file", [
+      { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md/inner.txt", content: "x\n" } }] },
+      { text: "Could not write it." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "keep me\n");
+    await newSession(page);
+    await send(page, "Write below the notes [[mock:web-write-below-file]]");
+    const dialog = page.getByRole("dialog", { name: "Write /workspace/notes.md/inner.txt" });
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Could not write it."]);
+    const tool = rig.mock.calls("web-write-below-file")[1]!.body.messages.find((m) => m.role === "tool");
+    expect(String(tool?.content)).toMatch(/\/workspace\/notes\.md is a file in the browser workspace, not a directory .*\[-32602\]/);
+    await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "notes.md", exact: true }).click();
+    expect(await page.getByRole("region", { name: "Contents of /workspace/notes.md" }).locator("pre").innerText()).toBe("keep me\n");
+  });
+
   it("leaves the file alone when the user denies", async () => {
     rig.mock.setScript("web-deny", [
       { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "overwritten\n" } }] },

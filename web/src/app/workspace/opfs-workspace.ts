@@ -75,12 +75,14 @@ export class OpfsWorkspace {
 
   async #dir(segments: string[], create: boolean): Promise<FileSystemDirectoryHandle | undefined> {
     let dir = await this.#root();
-    for (const name of segments) {
+    for (const [i, name] of segments.entries()) {
       try {
         dir = await dir.getDirectoryHandle(name, { create });
       } catch (err) {
-        // A file where a directory would be: the path does not exist either.
+        // A file where a directory would be: to read, the path does not exist; to write, it cannot.
         if (!create && (isNotFound(err) || isTypeMismatch(err))) return undefined;
+        const at = [WORKSPACE_ROOT, ...segments.slice(0, i + 1)].join("/");
+        if (isTypeMismatch(err)) throw RequestError.invalidParams({ path: at }, `${at} is a file in the browser workspace, not a directory`);
         throw err;
       }
     }
