@@ -66,6 +66,25 @@ describe("hermes-edge over wrangler dev with the official SDK client", () => {
     expect(roles).toEqual(["system", "user", "assistant", "user"]);
     expect(c.validator.errors).toEqual([]);
   });
+
+  // The workers test of the same name needs its client's help to keep frame order (test/workers/frames-taken-in.ts);
+  // workerd itself hands an object its frames in the order they came, which is what is relied on here.
+  it("runs a prompt sent right after session/cancel instead of cancelling it", async () => {
+    const c = await connect();
+    for (let round = 0; round < 5; round++) {
+      const key = `e2e-cancel-then-prompt-${round}`;
+      e2e.mock.setScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
+      const { sessionId } = await c.agent.request("session/new", { cwd: "/home/dev/project", mcpServers: [] });
+      const running = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `long [[mock:${key}]]` }] });
+      await expect.poll(() => agentText(c.updates, sessionId).length, { timeout: 10_000, interval: 5 }).toBeGreaterThan(0);
+      void c.agent.notify("session/cancel", { sessionId });
+      const next = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "right after" }] });
+      expect((await running).stopReason).toBe("cancelled");
+      expect((await next).stopReason).toBe("end_turn");
+      expect(agentText(c.updates, sessionId).endsWith("Echo: right after")).toBe(true);
+    }
+    expect(c.validator.errors).toEqual([]);
+  });
 });
 
 describe("without a model key", () => {

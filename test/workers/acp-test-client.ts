@@ -3,6 +3,7 @@
  * records every frame, answers agent→client requests with registered handlers.
  */
 import { env, SELF } from "cloudflare:test";
+import { framesTakenIn, takenInAfter } from "./frames-taken-in.js";
 
 export type Frame = Record<string, any>;
 
@@ -18,6 +19,9 @@ export class TestClient {
   #nextId = 1;
   #waiters: { predicate: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
   #handlers = new Map<string, (params: any) => unknown>();
+  /** Frames go out one at a time, each once the connection object has the one before (see frames-taken-in.ts). */
+  #outgoing: Promise<void> = Promise.resolve();
+  #queued = 0;
   closed: { code: number; reason: string } | null = null;
 
   constructor(
@@ -64,8 +68,33 @@ export class TestClient {
     this.#handlers.set(method, handler);
   }
 
+  /**
+   * Sends at once, or after every frame sent before it has reached the connection object, as a
+   * deployed Worker takes them. Strings and bytes go as they are (text and binary frames); anything else as JSON.
+   */
   send(frame: unknown): void {
-    this.ws.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+    const data = typeof frame === "string" || ArrayBuffer.isView(frame) || frame instanceof ArrayBuffer ? frame : JSON.stringify(frame);
+    const sendNow = () => {
+      const before = framesTakenIn(this.connectionId);
+      this.ws.send(data);
+      return before;
+    };
+    const takenIn = (before: number) =>
+      this.connectionId ? takenInAfter(this.connectionId, before, () => this.closed !== null, TAKEN_IN_TIMEOUT_MS) : undefined;
+    if (this.#queued === 0) {
+      const before = sendNow();
+      this.#then(() => takenIn(before));
+    } else {
+      this.#then(() => takenIn(sendNow()));
+    }
+  }
+
+  #then(step: () => void | Promise<void>): void {
+    this.#queued++;
+    this.#outgoing = this.#outgoing
+      .then(step)
+      .catch((err) => console.warn("test client: a frame could not be sent", err))
+      .finally(() => this.#queued--);
   }
 
   /** Sends a request and resolves with the whole response frame. */
@@ -166,12 +195,17 @@ export class TestClient {
     return result.sessionId as string;
   }
 
+  /** Closes once the frames sent before have gone out (at once when none wait). */
   close(): void {
-    try {
-      this.ws.close(1000, "test done");
-    } catch {
-      // already closed
-    }
+    const close = () => {
+      try {
+        this.ws.close(1000, "test done");
+      } catch {
+        // already closed
+      }
+    };
+    if (this.#queued === 0) close();
+    else this.#then(close);
   }
 
   async #answer(frame: Frame): Promise<void> {
@@ -187,6 +221,9 @@ export class TestClient {
     }
   }
 }
+
+/** How long a frame may take to reach the connection object before the next one goes anyway. */
+const TAKEN_IN_TIMEOUT_MS = 5_000;
 
 /**
  * A fresh client address: failed authentications are rate-limited per address
