@@ -232,10 +232,14 @@ export class Outbox {
   #enqueue(item: string | Iterator<string[]>): void {
     if (this.#gone) return;
     this.#queue.push(item);
-    this.#flushing ??= this.#run();
+    if (!this.#flushing) void this.#run();
   }
 
   async #run(): Promise<void> {
+    // Set here, not by the caller: a run that ends before its first await (a
+    // replay with nothing to send) must leave it cleared, or drained() spins.
+    let ran!: () => void;
+    this.#flushing = new Promise<void>((resolve) => (ran = resolve));
     try {
       for (let batch = this.#nextBatch(); batch.length > 0 && !this.#gone; batch = this.#nextBatch()) {
         // A delivery that throws (an RPC hiccup) is tried once more before the
@@ -251,6 +255,7 @@ export class Outbox {
       }
     } finally {
       this.#flushing = null;
+      ran();
     }
   }
 
@@ -278,8 +283,7 @@ export class Outbox {
 
   /** One delivery: its answer, or undefined when it threw. */
   #attempt(batch: string[]): Promise<boolean | undefined> {
-    // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so this
-    // always yields before the run's `finally` clears `#flushing`.
+    // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection.
     return new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => undefined);
   }
 }

@@ -216,6 +216,19 @@ describe("Outbox with pages (a replay)", () => {
     expect(batches.map((b) => b.length)).toEqual([1_000, 1_000, 500]);
   });
 
+  it("resolves drained() for a replay with nothing to send, and still delivers what is pushed next", async () => {
+    const batches: string[][] = [];
+    const outbox = new Outbox(async (frames) => {
+      batches.push(frames);
+      return true;
+    }, () => {});
+    outbox.pushPages([[], []].values()); // e.g. an afterSeq past the log's end, or only turn_ended frames
+    await outbox.drained();
+    outbox.push("response");
+    await outbox.drained();
+    expect(batches).toEqual([["response"]]);
+  });
+
   it("skips empty pages and reads no further once the connection has gone", async () => {
     let pagesRead = 0;
     function* pages(): Generator<string[]> {
