@@ -7,6 +7,9 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SessionRecord } from "./session-record.js";
 
+/** Rows per read of the update log: a replay holds about one page at a time. */
+export const LOG_PAGE_SIZE = 500;
+
 /** Schema steps in order; step i brings a store from version i to i + 1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
   [
@@ -177,10 +180,7 @@ export class SessionStore {
 
   /** Logged frames with seq in (`afterSeq`, `untilSeq`], for copying into a fork. */
   logRange(afterSeq: number, untilSeq: number): string[] {
-    return this.sql
-      .exec<{ frame: string }>(`SELECT frame FROM log WHERE seq > ? AND seq <= ? ORDER BY seq`, afterSeq, untilSeq)
-      .toArray()
-      .map((r) => r.frame);
+    return [...this.logPages(afterSeq, untilSeq)].flat();
   }
 
   /** Appends frames copied from another session, keeping their seqs (a fork starts from its parent's log). */
@@ -189,12 +189,12 @@ export class SessionStore {
     this.#lastSeq = undefined;
   }
 
-  /** Logged frames with seq > `afterSeq`, in order, read in pages to bound memory. */
-  *logAfter(afterSeq: number, pageSize = 500): Generator<string[]> {
+  /** Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read each time the next is asked for. */
+  *logPages(afterSeq: number, untilSeq: number, pageSize = LOG_PAGE_SIZE): Generator<string[]> {
     let cursor = afterSeq;
     for (;;) {
       const rows = this.sql
-        .exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM log WHERE seq > ? ORDER BY seq LIMIT ?`, cursor, pageSize)
+        .exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, cursor, untilSeq, pageSize)
         .toArray();
       if (rows.length === 0) return;
       cursor = rows[rows.length - 1]!.seq;

@@ -128,11 +128,26 @@ export class UpdateLog {
     for (const [connectionId, a] of this.#attached) if (a.turnEnded) this.send(connectionId, frame);
   }
 
-  /** Replays logged frames after `afterSeq` to one connection, leaving out what it did not ask for. */
+  /**
+   * Replays logged frames after `afterSeq` to one connection, leaving out what
+   * it did not ask for. Pages are read only as the outbox reaches them, so a
+   * long log is never in memory whole. The replay ends at the seq logged when
+   * it starts: the connection is attached, so what is logged later reaches it
+   * live, queued behind the replay (and the response that follows it).
+   */
   replay(connectionId: string, afterSeq: number): void {
+    const outbox = this.outbox(connectionId);
     const turnEnded = this.#attached.get(connectionId)?.turnEnded ?? false;
-    for (const page of this.store.logAfter(afterSeq)) {
-      for (const frame of page) if (turnEnded || !frame.startsWith(TURN_ENDED_PREFIX)) this.send(connectionId, frame);
+    const keep = (frame: string) => turnEnded || !frame.startsWith(TURN_ENDED_PREFIX);
+    outbox.pushPages(this.#replayPages(connectionId, outbox, this.store.logPages(afterSeq, this.store.lastSeq()), keep));
+  }
+
+  /** A connection let go of (or given a new outbox) mid-replay gets no more of it, and nothing more is read for it. */
+  *#replayPages(connectionId: string, outbox: Outbox, pages: Iterator<string[]>, keep: (frame: string) => boolean): Generator<string[]> {
+    while (this.#outboxes.get(connectionId) === outbox) {
+      const page = pages.next();
+      if (page.done) return;
+      yield page.value.filter(keep);
     }
   }
 
@@ -167,7 +182,7 @@ function attachment(capabilities: ClientCapabilities): Attachment {
 }
 
 /** Bounds one RPC's size; a 10,000-update replay goes out in several batches. */
-const MAX_BATCH_FRAMES = 1_000;
+export const MAX_BATCH_FRAMES = 1_000;
 /**
  * And by characters: an RPC's arguments are limited to 32 MiB, and a string
  * crosses in at most 2 bytes per character, so big diffs or tool outputs never
@@ -180,10 +195,13 @@ export type Deliver = (frames: string[]) => Promise<boolean>;
 /**
  * Ordered delivery of frames to one connection (or to a parent session). Frames
  * pushed while a delivery is in flight are batched into the next one, so a fast
- * stream costs one RPC per batch, not per frame, and order is never lost.
+ * stream costs one RPC per batch, not per frame, and order is never lost. It
+ * also holds pages of frames (a replay), read one at a time only once every
+ * frame before them has gone into a batch: what it holds stays about one page
+ * and one batch, however long the log.
  */
 export class Outbox {
-  #queue: string[] = [];
+  #queue: (string | Iterator<string[]>)[] = [];
   #flushing: Promise<void> | null = null;
   #gone = false;
 
@@ -198,9 +216,12 @@ export class Outbox {
   }
 
   push(frame: string): void {
-    if (this.#gone) return;
-    this.#queue.push(frame);
-    this.#flushing ??= this.#run();
+    this.#enqueue(frame);
+  }
+
+  /** Queues frames read a page at a time as the outbox reaches them; what is pushed later goes after all of them. */
+  pushPages(pages: Iterator<string[]>): void {
+    this.#enqueue(pages);
   }
 
   /** Resolves once everything pushed so far has been handed over (or dropped). */
@@ -208,10 +229,19 @@ export class Outbox {
     while (this.#flushing) await this.#flushing;
   }
 
+  #enqueue(item: string | Iterator<string[]>): void {
+    if (this.#gone) return;
+    this.#queue.push(item);
+    if (!this.#flushing) void this.#run();
+  }
+
   async #run(): Promise<void> {
+    // Set here, not by the caller: a run that ends before its first await (a
+    // replay with nothing to send) must leave it cleared, or drained() spins.
+    let ran!: () => void;
+    this.#flushing = new Promise<void>((resolve) => (ran = resolve));
     try {
-      while (this.#queue.length > 0 && !this.#gone) {
-        const batch = this.#queue.splice(0, batchLength(this.#queue));
+      for (let batch = this.#nextBatch(); batch.length > 0 && !this.#gone; batch = this.#nextBatch()) {
         // A delivery that throws (an RPC hiccup) is tried once more before the
         // connection counts as gone: letting go of a live one loses its turn's answer.
         // Frames that did arrive the first time come twice, which clients drop (by seq,
@@ -219,29 +249,41 @@ export class Outbox {
         const ok = (await this.#attempt(batch)) ?? (await this.#attempt(batch)) ?? false;
         if (!ok) {
           this.#gone = true;
-          this.#queue = [];
+          this.#queue = []; // pages not read yet never will be
           this.onGone();
         }
       }
     } finally {
       this.#flushing = null;
+      ran();
     }
+  }
+
+  /**
+   * Takes the next batch off the front of the queue: at least one frame, within
+   * both bounds. Pages it reaches are read into the queue in their place.
+   */
+  #nextBatch(): string[] {
+    let count = 0;
+    let chars = 0;
+    while (count < MAX_BATCH_FRAMES && count < this.#queue.length) {
+      const item = this.#queue[count]!;
+      if (typeof item !== "string") {
+        const page = item.next();
+        if (page.done) this.#queue.splice(count, 1);
+        else this.#queue.splice(count, 0, ...page.value);
+        continue;
+      }
+      chars += item.length;
+      if (chars > MAX_BATCH_CHARS && count > 0) break;
+      count++;
+    }
+    return this.#queue.splice(0, count) as string[];
   }
 
   /** One delivery: its answer, or undefined when it threw. */
   #attempt(batch: string[]): Promise<boolean | undefined> {
-    // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection, so this
-    // always yields before the run's `finally` clears `#flushing`.
+    // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection.
     return new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => undefined);
   }
-}
-
-/** How many queued frames the next batch takes: at least one, within both bounds. */
-function batchLength(queue: string[]): number {
-  let chars = 0;
-  for (let i = 0; i < queue.length && i < MAX_BATCH_FRAMES; i++) {
-    chars += queue[i]!.length;
-    if (chars > MAX_BATCH_CHARS) return Math.max(1, i);
-  }
-  return Math.min(queue.length, MAX_BATCH_FRAMES);
 }

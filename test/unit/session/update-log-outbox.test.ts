@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { Outbox } from "../../../src/session/update-log.js";
+import { MAX_BATCH_FRAMES, Outbox } from "../../../src/session/update-log.js";
 
 /** A deliver function whose calls the test answers one by one. */
 function controlledDeliver() {
@@ -143,3 +143,112 @@ describe("Outbox", () => {
     expect(batches).toEqual([["a"], ["b"]]);
   });
 });
+
+/** `total` frames `f0…` in pages of `size`, counting how many frames have been read so far. */
+function countedPages(total: number, size: number) {
+  const counter = { read: 0, pages: 0 };
+  function* pages(): Generator<string[]> {
+    for (let start = 0; start < total; start += size) {
+      const page = Array.from({ length: Math.min(size, total - start) }, (_, i) => `f${start + i}`);
+      counter.read += page.length;
+      counter.pages++;
+      yield page;
+    }
+  }
+  return { pages: pages(), counter, frames: Array.from({ length: total }, (_, i) => `f${i}`) };
+}
+
+describe("Outbox with pages (a replay)", () => {
+  it("reads a page only once the frames before it have gone into a batch, so it never holds more than a page and a batch", async () => {
+    const PAGE = 500;
+    const { pages, counter, frames } = countedPages(12_000, PAGE);
+    const batches: string[][] = [];
+    let delivered = 0;
+    let held = 0;
+    const outbox = new Outbox(async (batch) => {
+      // Read from the pages but not yet handed over, this batch included.
+      held = Math.max(held, counter.read - delivered);
+      batches.push(batch);
+      await new Promise((r) => setTimeout(r, 1)); // a slow connection
+      delivered += batch.length;
+      return true;
+    }, () => {});
+    outbox.pushPages(pages);
+    expect(counter.pages).toBe(2); // just what the first batch needs
+    await outbox.drained();
+    expect(batches.flat()).toEqual(frames);
+    expect(batches.every((b) => b.length === MAX_BATCH_FRAMES)).toBe(true);
+    expect(held).toBeLessThanOrEqual(MAX_BATCH_FRAMES + PAGE);
+  });
+
+  it("delivers frames pushed during a replay after all of it, and a response pushed after the replay after it", async () => {
+    const { pages, frames } = countedPages(3_000, 500);
+    const batches: string[][] = [];
+    const outbox = new Outbox((frames) => {
+      batches.push(frames);
+      return new Promise((r) => setTimeout(() => r(true), 0));
+    }, () => {});
+    outbox.push("before");
+    outbox.pushPages(pages);
+    outbox.push("response");
+    await new Promise((r) => setTimeout(r, 0));
+    outbox.push("live-1"); // e.g. the running turn's next update, while the replay still pages
+    const waiting = outbox.drained();
+    outbox.push("live-2");
+    await waiting;
+    expect(batches.flat()).toEqual(["before", ...frames, "response", "live-1", "live-2"]);
+  });
+
+  it("does not resolve drained() until the last page has been handed over", async () => {
+    const { pages, counter } = countedPages(2_500, 500);
+    const { batches, deliver, answer } = controlledDeliver();
+    const outbox = new Outbox(deliver, () => {});
+    outbox.pushPages(pages);
+    let drained = false;
+    const waiting = outbox.drained().then(() => (drained = true));
+    await answer();
+    await answer();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(drained).toBe(false);
+    expect(counter.read).toBe(2_500);
+    await answer(); // the last 500
+    await waiting;
+    expect(batches.map((b) => b.length)).toEqual([1_000, 1_000, 500]);
+  });
+
+  it("resolves drained() for a replay with nothing to send, and still delivers what is pushed next", async () => {
+    const batches: string[][] = [];
+    const outbox = new Outbox(async (frames) => {
+      batches.push(frames);
+      return true;
+    }, () => {});
+    outbox.pushPages([[], []].values()); // e.g. an afterSeq past the log's end, or only turn_ended frames
+    await outbox.drained();
+    outbox.push("response");
+    await outbox.drained();
+    expect(batches).toEqual([["response"]]);
+  });
+
+  it("skips empty pages and reads no further once the connection has gone", async () => {
+    let pagesRead = 0;
+    function* pages(): Generator<string[]> {
+      yield []; // e.g. a page of nothing but frames the client did not ask for
+      for (let i = 0; i < 10; i++) {
+        pagesRead++;
+        yield Array.from({ length: 500 }, (_, j) => `p${i}-${j}`);
+      }
+    }
+    const { batches, deliver, answer } = controlledDeliver();
+    const onGone = vi.fn();
+    const outbox = new Outbox(deliver, onGone);
+    outbox.pushPages(pages());
+    outbox.push("after");
+    expect(pagesRead).toBe(2);
+    await answer(false);
+    await outbox.drained();
+    expect(onGone).toHaveBeenCalledTimes(1);
+    expect(pagesRead).toBe(2);
+    expect(batches).toHaveLength(1);
+  });
+});
+
