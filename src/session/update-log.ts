@@ -269,7 +269,7 @@ export class Outbox {
     while (count < MAX_BATCH_FRAMES && count < this.#queue.length) {
       const item = this.#queue[count]!;
       if (typeof item !== "string") {
-        const page = item.next();
+        const page = nextPage(item);
         if (page.done) this.#queue.splice(count, 1);
         else this.#queue.splice(count, 0, ...page.value);
         continue;
@@ -285,5 +285,15 @@ export class Outbox {
   #attempt(batch: string[]): Promise<boolean | undefined> {
     // The executor turns a synchronous throw (e.g. a bad DO id) into a rejection.
     return new Promise<boolean>((resolve) => resolve(this.deliver(batch))).catch(() => undefined);
+  }
+}
+
+/** The next page of a replay. One that cannot be read ends the replay there (logged), so what is queued behind it still goes. */
+function nextPage(pages: Iterator<string[]>): IteratorResult<string[], undefined> {
+  try {
+    return pages.next();
+  } catch (err) {
+    console.error("a page of the update log could not be read; the replay ends there", err);
+    return { done: true, value: undefined };
   }
 }

@@ -229,6 +229,25 @@ describe("Outbox with pages (a replay)", () => {
     expect(batches).toEqual([["response"]]);
   });
 
+  it("ends a replay whose page cannot be read there, and still delivers what was queued behind it", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    function* pages(): Generator<string[]> {
+      yield ["r1", "r2"];
+      throw new Error("SQLITE_IOERR");
+    }
+    const batches: string[][] = [];
+    const outbox = new Outbox(async (frames) => {
+      batches.push(frames);
+      return true;
+    }, () => {});
+    outbox.pushPages(pages());
+    outbox.push("response");
+    await outbox.drained();
+    expect(batches.flat()).toEqual(["r1", "r2", "response"]);
+    expect(error).toHaveBeenCalledWith(expect.stringContaining("could not be read"), expect.any(Error));
+    error.mockRestore();
+  });
+
   it("skips empty pages and reads no further once the connection has gone", async () => {
     let pagesRead = 0;
     function* pages(): Generator<string[]> {
