@@ -8,6 +8,8 @@
  * bounds what the model reads much further.
  * @module
  */
+import { jsonBytes, utf8Bytes } from "@hermes-edge/protocol";
+
 export const MAX_RESULT_BYTES = 1_000_000;
 /** Room left per block for the note that replaces or ends its cut payload. */
 const NOTE_ROOM = 200;
@@ -87,12 +89,4 @@ function escapedBytes(char: string): number {
   if (code < 0x800) return 2;
   if (code >= 0xd800 && code <= 0xdfff) return 6; // a lone surrogate: JSON.stringify writes \udxxx
   return code < 0x10000 ? 3 : 4;
-}
-
-function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, "utf8");
-}
-
-function jsonBytes(value: unknown): number {
-  return utf8Bytes(JSON.stringify(value) ?? "");
 }

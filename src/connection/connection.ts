@@ -34,6 +34,7 @@ import {
   type IncomingRequest,
   type IncomingResponse,
   UPSTREAM_MESSAGE,
+  utf8Bytes,
   zMcpMessageParams,
 } from "@hermes-edge/protocol";
 import { zCancelRequest, zSessionRef } from "../acp/params.js";
@@ -266,7 +267,7 @@ function oversizeAnswerId(text: string): string | null {
 /** UTF-8 length, computed only when the string could be over the limit. */
 function byteLength(text: string, limit: number): number {
   if (text.length * 3 <= limit) return text.length;
-  return new TextEncoder().encode(text).byteLength;
+  return utf8Bytes(text);
 }
 
 /** A queue of async work run one after another; a failure does not stop the line. */

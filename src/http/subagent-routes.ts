@@ -14,7 +14,6 @@ import type { AuthVariables } from "./auth.js";
 import { ErrorCode, httpError } from "./http-error.js";
 import { ownedSessionObject } from "./owned-session.js";
 
-
 export const subagentRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .get("/sessions/:id/subagents", async (c) => {
     const tenant = c.get("tenant");

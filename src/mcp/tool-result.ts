@@ -5,6 +5,7 @@
  * links, embedded resources) kept small enough for one update-log row.
  */
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
+import { jsonBytes } from "@hermes-edge/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { boundedForModel, formatCount, previewBlock, previewText, truncateText, PREVIEW_CHARS } from "../tools/render.js";
 import { ToolError, type ToolOutcome } from "../tools/tool.js";
@@ -108,10 +109,4 @@ function editorContent(block: Block): ToolCallContent {
 
 function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
-}
-
-const encoder = new TextEncoder();
-
-function jsonBytes(value: unknown): number {
-  return encoder.encode(JSON.stringify(value)).byteLength;
 }

@@ -66,9 +66,7 @@ export async function createSession(
     ),
   };
   // Index first: a session that cannot be listed must not exist half-made.
-  const segment = segmentRow(record.sessionId, record.tenant, record.lineage, now.getTime());
-  await index.insert(
-    {
+  const row = {
     id: record.sessionId,
     tenant: record.tenant,
     cwd: record.cwd,
@@ -79,12 +77,11 @@ export async function createSession(
     kind: record.kind,
     parentId: record.parentId,
     rootId: record.rootId,
-    status: "active",
-      createdAt: now.getTime(),
-      updatedAt: now.getTime(),
-    },
-    segment,
-  );
+    status: "active" as const,
+    createdAt: now.getTime(),
+    updatedAt: now.getTime(),
+  };
+  await index.insert(row, segmentRow(record.sessionId, record.tenant, record.lineage, now.getTime()));
   store.saveRecord(record);
   return { sessionId: record.sessionId, _meta: { hermes: { sessionProvenance: provenance(record.sessionId, record.lineage) } } };
 }

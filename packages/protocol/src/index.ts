@@ -17,6 +17,7 @@ export * from "./oversize-ledger.js";
 export * from "./reattach.js";
 export * from "./reconnect-tracker.js";
 export * from "./service-requests.js";
+export * from "./utf8-size.js";
 export * from "./session-setup.js";
 export type * from "./tracker-types.js";
 export * from "./turn-ended.js";

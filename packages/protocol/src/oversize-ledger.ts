@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { idKey, type Frame, type RequestId } from "./envelope.js";
+import { utf8Bytes } from "./utf8-size.js";
 
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;
@@ -17,11 +18,10 @@ const zOversizeData = z.looseObject({ frameBytes: z.number().int().positive(), l
 export class OversizeLedger {
   readonly #bySize = new Map<number, RequestId[]>();
   readonly #sizeOf = new Map<string, number>();
-  readonly #encoder = new TextEncoder();
 
   sent(id: RequestId, text: string): void {
     if (text.length < MEASURE_FROM_CHARS) return;
-    const bytes = this.#encoder.encode(text).byteLength;
+    const bytes = utf8Bytes(text);
     this.#sizeOf.set(idKey(id), bytes);
     this.#bySize.set(bytes, [...(this.#bySize.get(bytes) ?? []), id]);
   }

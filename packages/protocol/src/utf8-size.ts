@@ -1,0 +1,17 @@
+/**
+ * Sizes as they travel: frame limits, MCP result bounds and log rows count
+ * UTF-8 bytes, not the string's UTF-16 length. Used by the service, the proxy
+ * and the browser client alike.
+ * @module
+ */
+const encoder = new TextEncoder();
+
+/** The UTF-8 length of `text` (a lone surrogate counts as the 3 bytes of U+FFFD that replaces it). */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** The UTF-8 length of `value` as JSON (0 for what JSON cannot carry, such as undefined). */
+export function jsonBytes(value: unknown): number {
+  return utf8Bytes(JSON.stringify(value) ?? "");
+}
