@@ -247,7 +247,7 @@ export class Bridge {
       const arrival = this.#serviceRequests.arrived(frame.message.id, Date.now(), this.#state === "open");
       if (arrival.kind === "answer-again") this.#editorResponse(frame.message.id, arrival.text);
       if (arrival.kind !== "new") return this.#o.log.debug(`not forwarded: request ${JSON.stringify(frame.message.id)} is one the editor has already`);
-    }
+    } else if (frame.kind === "notification") this.#serviceRequests.notified(frame.message);
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);

@@ -70,6 +70,20 @@ describe("the service's requests across a reconnect", () => {
   });
 });
 
+describe("a request the service withdraws", () => {
+  it("is passed on as $/cancel_request and forgotten: the proxy keeps no entry for it, so the same id is new again", async () => {
+    const { p, sessionId } = await startSession();
+    void fx.service.askSession(sessionId, "hermes:perm:4", "session/request_permission", permissionParams(sessionId));
+    await p.waitFor((m) => m.id === "hermes:perm:4", 5000, "permission request");
+    fx.service.notifyClient("$/cancel_request", { requestId: "hermes:perm:4" });
+    await p.waitFor((m) => m["method"] === "$/cancel_request", 5000, "the withdrawal");
+    // Only an id the proxy has forgotten reaches the editor a second time.
+    void fx.service.askSession(sessionId, "hermes:perm:4", "session/request_permission", permissionParams(sessionId));
+    await p.request("_test/echo", { after: true });
+    expect(copiesOf(p.messages, "hermes:perm:4")).toHaveLength(2);
+  });
+});
+
 describe("the service's frame limit", () => {
   it("answers an editor request the service refused as too large (its error has id null) with that error, under the request's id", async () => {
     const { p, sessionId } = await startSession();

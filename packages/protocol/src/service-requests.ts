@@ -6,10 +6,12 @@
  * answer). A copy is never handed to the client a second time, or a dialog
  * would reappear and a file be written twice; a copy of one already answered
  * gets that answer again, in case it was lost with the old link (the service
- * ignores an answer to a request it no longer waits on). Pure: time comes in.
+ * ignores an answer to a request it no longer waits on). A request the service
+ * withdraws (`$/cancel_request`) is never sent again, so it is forgotten then:
+ * an editor that never answers does not make the table grow. Pure: time comes in.
  * @module
  */
-import { idKey, type RequestId } from "./envelope.js";
+import { idKey, type IncomingNotification, type RequestId } from "./envelope.js";
 
 /**
  * How long an answer is remembered after it went out on a link that stayed
@@ -53,6 +55,18 @@ export class ServiceRequests {
   sent(id: RequestId, now: number): void {
     const entry = this.#entries.get(idKey(id));
     if (entry) entry.sentAt = now;
+  }
+
+  /** A notification from the service: `$/cancel_request` withdraws a request, which no copy will follow. */
+  notified(notification: IncomingNotification): void {
+    if (notification.method !== "$/cancel_request") return;
+    const id = (notification.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof id === "string" || typeof id === "number") this.#entries.delete(idKey(id));
+  }
+
+  /** How many requests are remembered (for tests). */
+  get size(): number {
+    return this.#entries.size;
   }
 
   /** A new link is open: answers that went out on an earlier one are remembered afresh, since the service's copies come now. */

@@ -38,4 +38,20 @@ describe("ServiceRequests", () => {
   it("does not claim an answer to a request it never handed on", () => {
     expect(new ServiceRequests().answered("s:9", "answer")).toBe(false);
   });
+
+  it("forgets a request the service withdraws, answered or not, and ignores other notifications", () => {
+    const requests = new ServiceRequests();
+    requests.arrived("s:1", 0, true);
+    requests.arrived(7, 0, true);
+    requests.arrived("s:3", 0, true);
+    requests.answered("s:3", "answer");
+    requests.notified({ jsonrpc: "2.0", method: "session/update", params: { requestId: "s:1" } });
+    requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: { not: "an id" } } });
+    expect(requests.size).toBe(3);
+    requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "s:1" } });
+    requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 7 } });
+    requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "s:3" } });
+    expect(requests.size).toBe(0);
+    expect(requests.answered("s:1", "late")).toBe(false);
+  });
 });

@@ -253,7 +253,7 @@ export class ReconnectingTransport {
       const arrival = this.#serviceRequests.arrived(id, Date.now(), this.#open);
       if (arrival.kind === "answer-again") this.#post({ kind: "answer", id, text: arrival.text });
       if (arrival.kind !== "new") return;
-    }
+    } else if (frame.kind === "notification") this.#serviceRequests.notified(frame.message);
     const verdict = this.#tracker.fromService(frame);
     if (verdict.forward) this.#deliver(frame === decoded ? message : (frame.message as AnyMessage));
     this.#answer(verdict.answers);
