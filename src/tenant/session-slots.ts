@@ -86,14 +86,23 @@ export class SessionSlots {
   /** A sub-agent's slot: waits while the tenant is at its limit; resolves to its release. */
   async holdSubagent(subagentId: string, signal: AbortSignal): Promise<() => Promise<void>> {
     let lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal });
+    let ended = false;
+    const release = (held: TenantLease) =>
+      releaseLease(this.env, held).catch((err) => console.error("releasing a sub-agent slot failed; it expires on its own", err));
     // A lease the tenant no longer knows (it restarted) is taken again if there is room, so the sub-agent counts.
     const renew = async () => {
-      if (!(await renewLease(this.env, lease))) lease = (await retakeLease(this.env, lease)) ?? lease;
+      if (await renewLease(this.env, lease)) return;
+      const retaken = await retakeLease(this.env, lease);
+      if (!retaken) return;
+      // The sub-agent ended while the slot was being taken again: it goes back now, not when it expires.
+      if (ended) await release(retaken);
+      else lease = retaken;
     };
     const timer = setInterval(() => void renew().catch(() => undefined), RENEW_EVERY_MS);
     return async () => {
+      ended = true;
       clearInterval(timer);
-      await releaseLease(this.env, lease).catch((err) => console.error("releasing a sub-agent slot failed; it expires on its own", err));
+      await release(lease);
     };
   }
 

@@ -1,12 +1,13 @@
 /**
- * The session's side of its turn slot when a tenant call is still on its way
- * while the session moves on: a lease the tenant grants then must never be
- * left to expire (for up to 90 s it would count against `maxConcurrentTurns`).
+ * The session's side of its turn and sub-agent slots when a tenant call is
+ * still on its way while the session moves on: a lease the tenant grants then
+ * must never be left to expire (for up to 90 s it would count against
+ * `maxConcurrentTurns` or `maxConcurrentSubagents`).
  * The tenant here is a fake whose answers the test releases one by one, so
  * each case lands inside the call; the store is a real session object's SQLite.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
 import { SessionSlots } from "../../src/tenant/session-slots.js";
@@ -97,5 +98,30 @@ describe("a session's turn slot", () => {
       await expect(holding).rejects.toThrow(/deleted/);
       expect(tenant.released).toEqual(["L1"]);
     });
+  });
+});
+
+describe("a sub-agent's slot", () => {
+  it("goes back when the sub-agent ends while its expired slot is being taken again", async () => {
+    // Only the renewal's interval is faked: the fake tenant's answers still come on real timers.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      await inFreshObject(async (store) => {
+        const tenant = fakeTenant();
+        const slots = new SessionSlots(tenant.env, store);
+        const holding = slots.holdSubagent("sub-1", new AbortController().signal);
+        await tenant.grant();
+        const release = await holding; // L1
+        tenant.expire();
+        vi.advanceTimersByTime(30_000); // the renewal finds L1 gone and asks for a new slot
+        await tenant.asked();
+        await release(); // the sub-agent ends meanwhile
+        await tenant.grant(); // L2 arrives after the end
+        for (let i = 0; i < 20 && tenant.released.length < 2; i++) await new Promise((r) => setTimeout(r, 1));
+        expect(tenant.released).toEqual(["L1", "L2"]);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
