@@ -47,7 +47,8 @@ export class OpenAIProvider implements ModelProvider {
       if (!response.body) throw new Error("the model API answered without a body");
       for await (const chunk of sseChunks(response.body)) {
         if (chunk.usage) {
-          usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+          // Some OpenAI-compatible servers leave a field out; a missing count is 0, never NaN.
+          usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
         }
         const choice = chunk.choices[0];
         if (!choice) continue;

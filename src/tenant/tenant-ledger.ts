@@ -11,7 +11,7 @@ import type { UsageIndex } from "../db/usage-index.js";
 import { decideLease, liveLeases, type Lease, type LeaseRequest, type LimitRefusal } from "./lease-book.js";
 import { effectiveLimits, type LimitOverrides, type TenantLimits } from "./limits.js";
 import type { TenantStore } from "./tenant-store.js";
-import { DAY_MS, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageBatch } from "./usage.js";
+import { addUsage, DAY_MS, emptyUsage, secondsUntilNextUtcDay, tokensOf, utcDay, type UsageBatch } from "./usage.js";
 
 /** A lease lives this long unless renewed; holders renew from their 30 s heartbeat. */
 export const LEASE_TTL_MS = 90_000;
@@ -97,7 +97,7 @@ export class TenantLedger {
   async record(batch: UsageBatch): Promise<void> {
     const now = this.#d.now();
     if (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id)) return;
-    this.#d.store.addToDay(utcDay(now), batch.delta);
+    this.#d.store.addToDay(utcDay(now), addUsage(emptyUsage(), batch.delta));
     this.#d.store.rememberBatch(batch.id, now);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }

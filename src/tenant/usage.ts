@@ -49,9 +49,17 @@ export function emptyUsage(): UsageCounts {
   return { turns: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, toolCalls: 0, subagents: 0 };
 }
 
+/**
+ * Adds `delta` to `a`. A field that is not a count (a model server that left
+ * `completion_tokens` out gives `NaN`) adds nothing: one such value must not
+ * poison the totals, nor make the tenant object refuse the batch for good.
+ */
 export function addUsage(a: UsageCounts, delta: UsageDelta): UsageCounts {
   const sum = { ...a };
-  for (const field of USAGE_FIELDS) sum[field] += delta[field] ?? 0;
+  for (const field of USAGE_FIELDS) {
+    const value = delta[field];
+    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) sum[field] += value;
+  }
   return sum;
 }
 

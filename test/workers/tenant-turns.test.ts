@@ -71,3 +71,32 @@ describe("usage from real turns", () => {
     client.close();
   });
 });
+
+describe("usage a model server reports incompletely", () => {
+  it("counts what it did report, and the session's later turns still reach GET /v1/usage", async () => {
+    const { key } = await tenantWithKey();
+    const mock = uniqueKey();
+    // An OpenAI-compatible server whose usage event leaves out completion_tokens.
+    await mockScript(mock, [
+      { text: "first", usage: { prompt_tokens: 7 } },
+      { text: "second", usage: { prompt_tokens: 10, completion_tokens: 5 } },
+    ]);
+    const client = await TestClient.ready({ token: key });
+    const sessionId = await client.newSession(CWD);
+    expect((await client.prompt(sessionId, `one [[mock:${mock}]]`).response).result).toEqual({ stopReason: "end_turn" });
+    expect((await client.prompt(sessionId, "two").response).result).toEqual({ stopReason: "end_turn" });
+
+    const today = utcDay(Date.now());
+    let usage: Frame = {};
+    for (let i = 0; i < 50; i++) {
+      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
+      if (usage.total?.turns === 2) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // The editor's context meter gets a number (ACP requires one), never null.
+    const used = client.frames.filter((f) => f.params?.update?.sessionUpdate === "usage_update").map((f) => f.params.update.used);
+    expect(used).toEqual([7, 15]);
+    expect(usage.total).toEqual({ turns: 2, modelCalls: 2, inputTokens: 17, outputTokens: 5, toolCalls: 0, subagents: 0 });
+    client.close();
+  });
+});

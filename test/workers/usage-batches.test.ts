@@ -75,6 +75,13 @@ describe("usage batches", () => {
     expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
   });
 
+  it("are counted for the fields that hold counts: a NaN or negative one adds nothing and does not block the batches after it", async () => {
+    const tenant = uniqueTenant();
+    await recordUsage(env, tenant, usageBatch({ turns: 1, inputTokens: 3, outputTokens: Number.NaN, toolCalls: -2 }));
+    await recordUsage(env, tenant, usageBatch({ turns: 1, inputTokens: 4 }));
+    expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 7 });
+  });
+
   for (const loss of ["reply", "request"] as const) {
     it(`are sent again under the same id when a release loses its ${loss}, and counted once`, async () => {
       const tenant = uniqueTenant();

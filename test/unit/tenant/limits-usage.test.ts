@@ -43,6 +43,11 @@ describe("usage days", () => {
     expect(totalOf([day, day]).inputTokens).toBe(20);
   });
 
+  it("adds nothing for a field that is not a count", () => {
+    const sum = addUsage({ ...emptyUsage(), inputTokens: 5 }, { inputTokens: Number.NaN, outputTokens: 2.5, toolCalls: -1, turns: 1 });
+    expect(sum).toEqual({ ...emptyUsage(), inputTokens: 5, turns: 1 });
+  });
+
   it("accepts only calendar dates", () => {
     expect(zDay.safeParse("2024-02-29").success).toBe(true);
     for (const bad of ["2026-02-29", "2026-13-01", "2026-1-01", "20260101", "yesterday"]) expect(zDay.safeParse(bad).success, bad).toBe(false);
