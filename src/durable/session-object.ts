@@ -19,6 +19,8 @@ import { answer, guarded, type EntryContext } from "./entry-point.js";
 import type { RpcOutcome } from "./rpc-outcome.js";
 
 const HEARTBEAT_MS = 30_000;
+/** How long usage a failed call to the tenant left waits before it is sent again. */
+const USAGE_RETRY_MS = 60_000;
 
 export class SessionObject extends DurableObject<Env> implements SessionRpc {
   #session!: Session;
@@ -124,10 +126,11 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
   override async alarm(): Promise<void> {
     this.#alarmSet = false;
     // A heartbeat while a turn runs; after an eviction the constructor has already recorded the interruption.
-    if (!this.#running) return;
-    this.#alarmSet = true;
-    await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
-    this.#session.heartbeat();
+    if (this.#running) {
+      this.#alarmSet = true;
+      await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+    }
+    await guarded(this.#where("alarm"), undefined, () => this.#session.alarm(this.#running));
   }
 
   #start(): void {
@@ -140,6 +143,11 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
         if (!running || this.#alarmSet) return;
         this.#alarmSet = true;
         void this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+      },
+      retryLater: () => {
+        if (this.#alarmSet) return; // a heartbeat comes anyway, and its last one, once idle, sends the usage
+        this.#alarmSet = true;
+        void this.ctx.storage.setAlarm(Date.now() + USAGE_RETRY_MS);
       },
       wipe: async () => {
         this.#alarmSet = false;

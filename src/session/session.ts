@@ -50,6 +50,8 @@ export interface SessionHost {
   deliver(connectionId: string): Deliver;
   /** Keeps the object awake while a turn runs (an alarm heartbeat). */
   keepAlive(running: boolean): void;
+  /** Wakes the object later (an alarm) to send usage a failed call to the tenant left: see {@link Session.alarm}. */
+  retryLater(): void;
   /** Deletes all of the object's storage (`session/delete`). */
   wipe(): Promise<void>;
   /** Another session object (a sub-agent or a parent). */
@@ -102,7 +104,7 @@ export class Session {
     this.settings = { ...base, get models() { return [...base.models, ...tunnels.models().filter((m) => !base.models.includes(m))]; } };
     this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
     this.memory = new MemoryStore(env.DB);
-    this.slots = new SessionSlots(env, this.store);
+    this.slots = new SessionSlots(env, this.store, host.retryLater);
     this.config = new SettingsController(this.log, () => this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));
     const delegation = delegationSettings(env);
     // One stub per session keeps calls to it in the order they were made.
@@ -387,9 +389,14 @@ export class Session {
     }
   }
 
-  /** The object's heartbeat while a turn runs: the tenant's slot is renewed. */
-  heartbeat(): void {
-    this.runner.renewTurnSlot();
+  /**
+   * The object's alarm. While a turn runs it is the heartbeat that renews the
+   * tenant's slot; once idle, it sends the usage a failed call to the tenant
+   * left (a failure again asks for another alarm).
+   */
+  async alarm(running: boolean): Promise<void> {
+    if (running) this.runner.renewTurnSlot();
+    else await this.slots.sendUsage();
   }
 
   /**

@@ -10,6 +10,9 @@
  * queued prompt sends it first, so the daily budget it is checked against
  * counts the turns before it. What is sent goes as a batch with an id: if the
  * reply is lost, the batch is sent again with the same id and counted once.
+ * A call that fails leaves the usage in the record and asks the object to try
+ * again later (`retryLater`), so a session that is never prompted again does
+ * not keep it for good.
  */
 import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
@@ -22,9 +25,11 @@ export class SessionSlots {
   /** The usage send in flight (see `sendUsage`). */
   #sending: Promise<void> | null = null;
 
+  /** @param retryLater asks for `sendUsage` to be called again later (the object's alarm). */
   constructor(
     private readonly env: TenantEnv,
     private readonly store: SessionStore,
+    private readonly retryLater: () => void = () => undefined,
   ) {}
 
   /**
@@ -63,7 +68,8 @@ export class SessionSlots {
     try {
       await releaseLease(this.env, lease, batch);
     } catch (err) {
-      console.error("releasing a turn slot failed; it expires on its own, and its usage goes with the next call", err);
+      console.error("releasing a turn slot failed; it expires on its own, and its usage is sent again later", err);
+      if (batch) this.retryLater();
       return;
     }
     if (batch) this.#acknowledged(batch);
@@ -127,7 +133,8 @@ export class SessionSlots {
       try {
         await recordUsage(this.env, tenant, batch);
       } catch (err) {
-        console.error("recording usage failed; sent again, under the same id, with the next call", { tenant }, err);
+        console.error("recording usage failed; sent again later under the same id", { tenant }, err);
+        this.retryLater();
         return;
       }
       this.#acknowledged(batch);

@@ -100,6 +100,26 @@ describe("usage batches", () => {
     });
   }
 
+  it("that a failed call left ask for a later try (the object's alarm), which counts them; a call that succeeds asks for none", async () => {
+    const tenant = uniqueTenant();
+    await inSession(tenant, async (store) => {
+      const tenants = lossyTenants();
+      let retries = 0;
+      const slots = new SessionSlots(tenants.env, store, () => (retries += 1));
+      await oneTurn(slots, 3);
+      expect(retries).toBe(0);
+      tenants.loseNextRelease("request");
+      await oneTurn(slots, 10);
+      expect(retries).toBe(1);
+      expect(store.record()!.usageBatch?.delta).toMatchObject({ turns: 1, inputTokens: 10 });
+      // What the alarm does once the session is idle: no prompt comes, and the usage is counted anyway.
+      await slots.sendUsage();
+      expect(store.record()!.usageBatch ?? null).toBeNull();
+      expect(retries).toBe(1);
+    });
+    expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 13 });
+  });
+
   it("are sent again by a restarted object when the reply was lost, and left alone once confirmed", async () => {
     const tenant = uniqueTenant();
     await inSession(tenant, async (store) => {
