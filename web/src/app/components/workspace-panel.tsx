@@ -62,7 +62,7 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
           e.preventDefault();
           const path = `${WORKSPACE_ROOT}/${name.trim().replace(/^\/+/, "")}`;
           guard(async () => {
-            await workspace.write(path, "");
+            await workspace.create(path);
             setName("");
           })();
         }}
