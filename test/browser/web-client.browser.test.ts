@@ -215,6 +215,27 @@ describe("the browser workspace", () => {
     expect(await alert.count()).toBe(0);
   });
 
+  it("keeps an open file's view up to date when the agent rewrites it, and closes it when the file is deleted", async () => {
+    rig.mock.setScript("web-write-open", [
+      { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "rewritten\n" } }] },
+      { text: "Rewrote it." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "before\n");
+    const files = page.getByRole("list", { name: "Workspace files" });
+    await files.getByRole("button", { name: "notes.md", exact: true }).click();
+    const view = page.getByRole("region", { name: "Contents of /workspace/notes.md" });
+    expect(await view.locator("pre").innerText()).toBe("before\n");
+    await newSession(page);
+    await send(page, "Rewrite the notes [[mock:web-write-open]]");
+    await page.getByRole("dialog").getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Rewrote it."]);
+    await expect.poll(() => view.locator("pre").innerText()).toBe("rewritten\n");
+    await files.getByRole("button", { name: "Delete /workspace/notes.md", exact: true }).click();
+    await view.waitFor({ state: "detached" });
+  });
+
   it("leaves the file alone when the user denies", async () => {
     rig.mock.setScript("web-deny", [
       { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "overwritten\n" } }] },
