@@ -119,3 +119,56 @@ describe("an answer to the agent across a reconnect", () => {
     expect(after.statuses.at(-1)).toBe("open");
   });
 });
+
+/**
+ * Runs in the page: connects with a WebSocket through which the test can hand
+ * the client frames as if the service had sent them (`__w.inject`), and
+ * counts the permission asks that reach the page and those withdrawn.
+ */
+const TAPPED = `async ({ service, key }) => {
+  const { connect } = await import(service + "/client.js");
+  const state = (window.__w = { asks: 0, withdrawn: 0 });
+  class Tapped extends WebSocket {
+    addEventListener(type, listener, options) {
+      if (type === "message") state.inject = (message) => listener(new MessageEvent("message", { data: JSON.stringify(message) }));
+      return super.addEventListener(type, listener, options);
+    }
+  }
+  await connect({
+    url: service.replace("http", "ws") + "/acp",
+    key,
+    WebSocket: Tapped,
+    handlers: {
+      requestPermission: (_params, signal) => {
+        state.asks += 1;
+        return new Promise((answer) => signal.addEventListener("abort", () => {
+          state.withdrawn += 1;
+          answer({ outcome: { outcome: "cancelled" } });
+        }));
+      },
+    },
+  });
+}`;
+
+describe("a request the service withdraws", () => {
+  it("is forgotten by the page's table of the service's requests: a later request under its id is asked, not taken for a copy", async () => {
+    const { page } = await rig.page();
+    await page.goto(blank.origin);
+    await page.evaluate(`(${TAPPED})(${JSON.stringify({ service: rig.server.url, key: KEY })})`);
+    const counts = () => page.evaluate("({ asks: window.__w.asks, withdrawn: window.__w.withdrawn })");
+    const ask = {
+      jsonrpc: "2.0",
+      id: "hermes:injected:1",
+      method: "session/request_permission",
+      params: { sessionId: "injected", toolCall: { toolCallId: "t1", title: "Injected" }, options: [{ optionId: "allow", name: "Allow once", kind: "allow_once" }] },
+    };
+    const inject = (message: unknown) => page.evaluate(`window.__w.inject(${JSON.stringify(message)})`);
+    await inject(ask);
+    await expect.poll(counts).toEqual({ asks: 1, withdrawn: 0 });
+    await inject({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: ask.id } });
+    await expect.poll(counts).toEqual({ asks: 1, withdrawn: 1 });
+    // Had the page kept it, this would pass for the service's copy of a request it already answered.
+    await inject(ask);
+    await expect.poll(counts).toEqual({ asks: 2, withdrawn: 1 });
+  });
+});

@@ -193,6 +193,49 @@ describe("the browser workspace", () => {
     expect(await page.getByRole("region", { name: "Contents of /workspace/notes.md" }).locator("pre").innerText()).toBe("keep me\n");
   });
 
+  it("creates a new file, but neither replaces one that exists nor takes a name the browser cannot store", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "keep me\n");
+    const name = page.getByLabel("New file", { exact: true });
+    const create = page.getByRole("button", { name: "Create file", exact: true });
+    await name.fill("notes.md");
+    await create.click();
+    const alert = page.locator("aside.workspace").getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe("/workspace/notes.md already exists in the browser workspace");
+    expect(await opfsText(page)).toBe("keep me\n");
+    expect(await name.inputValue()).toBe("notes.md");
+    await name.fill("drafts\\today.md");
+    await create.click();
+    await expect.poll(() => alert.innerText()).toBe('Invalid params: /workspace/drafts\\today.md cannot be a file in the browser workspace: its names may not contain "\\"');
+    await name.fill("today.md");
+    await create.click();
+    await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "today.md", exact: true }).waitFor();
+    expect(await alert.count()).toBe(0);
+  });
+
+  it("keeps an open file's view up to date when the agent rewrites it, and closes it when the file is deleted", async () => {
+    rig.mock.setScript("web-write-open", [
+      { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "rewritten\n" } }] },
+      { text: "Rewrote it." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await uploadNotes(page, "before\n");
+    const files = page.getByRole("list", { name: "Workspace files" });
+    await files.getByRole("button", { name: "notes.md", exact: true }).click();
+    const view = page.getByRole("region", { name: "Contents of /workspace/notes.md" });
+    expect(await view.locator("pre").innerText()).toBe("before\n");
+    await newSession(page);
+    await send(page, "Rewrite the notes [[mock:web-write-open]]");
+    await page.getByRole("dialog").getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Rewrote it."]);
+    await expect.poll(() => view.locator("pre").innerText()).toBe("rewritten\n");
+    await files.getByRole("button", { name: "Delete /workspace/notes.md", exact: true }).click();
+    await view.waitFor({ state: "detached" });
+  });
+
   it("leaves the file alone when the user denies", async () => {
     rig.mock.setScript("web-deny", [
       { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "overwritten\n" } }] },

@@ -15,6 +15,8 @@ describe("workspaceSegments", () => {
     ["relative.txt", "is outside the browser workspace"],
     ["/workspace/", "is not a file path inside the browser workspace"],
     ["/workspace/../etc/passwd", "is not a file path inside the browser workspace"],
+    // Chromium's file system refuses such a name with a raw TypeError ("Name is not allowed.").
+    ["/workspace/notes\\draft.md", 'its names may not contain "\\"'],
   ])("refuses %s with -32602", (path, message) => {
     expect(() => workspaceSegments(path)).toThrow(expect.objectContaining({ code: -32602, message: expect.stringContaining(message) }));
   });

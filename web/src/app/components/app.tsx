@@ -17,10 +17,11 @@ export function App({ controller }: { controller: AppController }) {
   const state = useAppState(controller);
   if (state.phase !== "ready") return <SignIn controller={controller} state={state} />;
   const status = state.status;
-  const ask = state.permissions[0];
+  // One dialog at a time, the oldest first: an answer being typed is never swept away by a later request.
+  const [firstPermission, firstQuestion] = [state.permissions[0], state.elicitations[0]];
+  const ask = firstPermission && (!firstQuestion || firstPermission.id < firstQuestion.id) ? firstPermission : undefined;
   const askTitle = ask ? (state.transcripts[ask.params.sessionId]?.title ?? null) : null;
-  // One dialog at a time: permissions first, then questions.
-  const question = ask ? undefined : state.elicitations[0];
+  const question = ask ? undefined : firstQuestion;
   const questionSession = (question?.params as { sessionId?: string } | undefined)?.sessionId;
   const questionTitle = questionSession ? (state.transcripts[questionSession]?.title ?? null) : null;
   return (
@@ -65,8 +66,8 @@ export function App({ controller }: { controller: AppController }) {
         </main>
         <WorkspacePanel workspace={controller.workspace} />
       </div>
-      {ask ? <PermissionDialog key={ask.id} ask={ask} sessionTitle={askTitle} /> : null}
-      {question ? <ElicitationDialog key={question.id} ask={question} sessionTitle={questionTitle} /> : null}
+      {ask ? <PermissionDialog key={ask.id} ask={ask} sessionTitle={askTitle} status={status} /> : null}
+      {question ? <ElicitationDialog key={question.id} ask={question} sessionTitle={questionTitle} status={status} /> : null}
     </div>
   );
 }

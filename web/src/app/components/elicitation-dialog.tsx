@@ -6,7 +6,9 @@
  * @module
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { ConnectionStatus } from "../../client/index.js";
 import type { ElicitationAsk } from "../state/app-controller.js";
+import { DialogConnectionStatus } from "./dialog-connection-status.js";
 import { blankAnswerMessage, formContent, formFields, initialValues, type FormField, type FormValues } from "../state/elicitation-form.js";
 
 type Set = (name: string, value: FormValues[string]) => void;
@@ -118,7 +120,7 @@ function Field({ field, id, values, set }: { field: FormField; id: string; value
   }
 }
 
-export function ElicitationDialog({ ask, sessionTitle }: { ask: ElicitationAsk; sessionTitle: string | null }) {
+export function ElicitationDialog({ ask, sessionTitle, status }: { ask: ElicitationAsk; sessionTitle: string | null; status: ConnectionStatus | null }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const fields = useMemo(() => formFields(ask.params.requestedSchema), [ask.id]);
@@ -165,6 +167,7 @@ export function ElicitationDialog({ ask, sessionTitle }: { ask: ElicitationAsk; 
             </p>
           ) : null}
         </div>
+        <DialogConnectionStatus status={status} />
         <div class="permission-actions">
           <button type="submit">Submit</button>
           <button type="button" class="danger" onClick={() => ask.answer({ action: "decline" })}>

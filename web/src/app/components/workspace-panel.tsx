@@ -25,6 +25,16 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
     return workspace.onChange(refresh);
   }, [workspace, available]);
 
+  // The view follows its file: the agent may rewrite it, the user delete it.
+  const openPath = open?.path;
+  useEffect(() => {
+    if (!openPath) return;
+    const follow = (next: { path: string; text: string } | null) => setOpen((current) => (current?.path === openPath ? next : current));
+    return workspace.onChange(
+      () => void workspace.readTextFile({ sessionId: "", path: openPath }).then(({ content }) => follow({ path: openPath, text: content }), () => follow(null)),
+    );
+  }, [workspace, openPath]);
+
   if (!available) {
     return (
       <aside class="workspace" aria-labelledby="workspace-heading">
@@ -62,7 +72,7 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
           e.preventDefault();
           const path = `${WORKSPACE_ROOT}/${name.trim().replace(/^\/+/, "")}`;
           guard(async () => {
-            await workspace.write(path, "");
+            await workspace.create(path);
             setName("");
           })();
         }}

@@ -136,6 +136,7 @@ export class AppController {
           sessionUpdate: (n) => this.#transcript(n.sessionId, (t) => applyUpdate(t, n)),
           turnEnded: ({ sessionId }) => {
             if (!this.#prompts.get(sessionId)?.length) this.#setRunning(sessionId, false);
+            this.#withdrawAsks(sessionId);
           },
           requestPermission: (params, signal) => this.#askPermission(params, signal),
           createElicitation: (params, signal) => this.#askQuestion(params, signal),
@@ -277,6 +278,16 @@ export class AppController {
 
   dismissError(): void {
     this.#set({ error: null });
+  }
+
+  /**
+   * A turn's requests die with it. The service withdraws them with `$/cancel_request`, but one it
+   * gave up on while this page was offline (cancelled, timed out) is never re-sent nor withdrawn.
+   * Its `_hermes/turn_ended` comes in the replay, after every request of that turn.
+   */
+  #withdrawAsks(sessionId: string): void {
+    for (const ask of this.#state.permissions) if (ask.params.sessionId === sessionId) ask.answer(null);
+    for (const ask of this.#state.elicitations) if ((ask.params as { sessionId?: string }).sessionId === sessionId) ask.answer({ action: "cancel" });
   }
 
   #askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {

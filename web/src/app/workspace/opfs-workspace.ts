@@ -49,6 +49,12 @@ export class OpfsWorkspace {
     this.#changed();
   }
 
+  /** A new empty file; one that exists is not replaced. */
+  async create(path: string): Promise<void> {
+    if (await this.#file(path, false)) throw new Error(`${path} already exists in the browser workspace`);
+    await this.write(path, "");
+  }
+
   async remove(path: string): Promise<void> {
     const segments = workspaceSegments(path);
     const dir = await this.#dir(segments.slice(0, -1), false);

@@ -18,6 +18,10 @@ export function workspaceSegments(path: string): string[] {
   if (segments.length === 0 || segments.some((s) => s === "..")) {
     throw RequestError.invalidParams({ path }, `${path} is not a file path inside the browser workspace`);
   }
+  // The browser's file system refuses such a name, with a bare "Name is not allowed.".
+  if (segments.some((s) => s.includes("\\"))) {
+    throw RequestError.invalidParams({ path }, `${path} cannot be a file in the browser workspace: its names may not contain "\\"`);
+  }
   return segments;
 }
 

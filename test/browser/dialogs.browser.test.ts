@@ -1,0 +1,134 @@
+/**
+ * The page's dialogs (a permission, a question) under pressure, as a
+ * keyboard and screen-reader user meets them: Escape pressed again and
+ * again, a second request arriving while the user types an answer, the
+ * connection dropping while a dialog is open, and the service giving up on
+ * a request while the page is offline. Real Chromium against `wrangler dev`
+ * and the mock model; the network is cut with the TCP relay.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+
+let rig: WebRig;
+
+beforeAll(async () => {
+  rig = await startWebRig();
+});
+
+afterAll(async () => {
+  await rig?.stop();
+});
+
+/** Until when the relay refuses connections: a test that failed during an outage must not fail the next one too. */
+let offlineUntil = 0;
+
+function cut(refuseForMs: number): void {
+  offlineUntil = Date.now() + refuseForMs;
+  rig.cutter.cut(refuseForMs);
+}
+
+beforeEach(async () => {
+  await new Promise((r) => setTimeout(r, Math.max(0, offlineUntil - Date.now())));
+});
+
+const writeStep = (path: string, extra: object = {}) => ({ ...extra, toolCalls: [{ name: "write_file", arguments: { path, content: "new\n" } }] });
+
+/** The texts a screen reader can reach: Chromium's accessibility tree, without the nodes it ignores (say, inert ones). */
+async function accessibleTexts(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: Array<{ ignored: boolean; role?: { value: string }; name?: { value: string } }> };
+  await cdp.detach();
+  return nodes.filter((n) => !n.ignored && n.role?.value === "StaticText").map((n) => n.name?.value ?? "");
+}
+
+describe("the permission dialog", () => {
+  it("stays open however often Escape is pressed, and is answered by keyboard", async () => {
+    rig.mock.setScript("dialog-escape", [writeStep("/workspace/escape.md"), { text: "Wrote it." }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Write it [[mock:dialog-escape]]");
+    const dialog = page.getByRole("dialog", { name: "Write /workspace/escape.md" });
+    await dialog.waitFor();
+    // Chromium closes a dialog on a repeated Escape whatever its cancel handler does.
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press("Escape");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await agentMessages(page)).toEqual([]);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => agentMessages(page)).toEqual(["Wrote it."]);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+  });
+
+  it("tells a screen reader that the connection dropped while it is open, and the answer still goes", async () => {
+    rig.mock.setScript("dialog-offline", [writeStep("/workspace/offline.md"), { text: "Wrote it offline." }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Write it [[mock:dialog-offline]]");
+    const dialog = page.getByRole("dialog", { name: "Write /workspace/offline.md" });
+    await dialog.waitFor();
+    cut(3000);
+    await expect.poll(() => page.locator(".topbar [role=status]").innerText()).toMatch(/^Reconnecting…/);
+    // The modal dialog makes the rest of the page inert, the top bar's status line with it.
+    await expect.poll(async () => (await accessibleTexts(page)).some((t) => t.startsWith("Reconnecting…"))).toBe(true);
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page), { timeout: 20_000 }).toEqual(["Wrote it offline."]);
+  });
+
+  it("closes when the turn ended while the page was offline (the service's withdrawal could not reach it)", async () => {
+    rig.mock.setScript("dialog-away", [writeStep("/workspace/away.md"), { text: "never" }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Write while I am away [[mock:dialog-away]]");
+    await page.getByRole("dialog", { name: "Write /workspace/away.md" }).waitFor();
+    // Another browser, straight to the service (not through the relay), watches the same session.
+    const other = (await rig.page()).page;
+    await signIn(other, `${rig.server.url}/`);
+    await other.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Write while I am away/ }).click();
+    await other.getByText("Turn running").waitFor();
+    cut(4000);
+    await expect.poll(() => page.locator(".topbar [role=status]").innerText()).toMatch(/^Reconnecting…/);
+    await other.getByRole("button", { name: "Cancel", exact: true }).click();
+    await other.getByText("Turn running").waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(".topbar [role=status]").innerText(), { timeout: 20_000 }).toBe("Connected");
+    await page.getByText("Turn cancelled.").waitFor();
+    await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
+    expect(rig.mock.calls("dialog-away")).toHaveLength(1);
+  });
+});
+
+describe("two requests at once", () => {
+  it("keeps the question the user is answering open when a permission request arrives from another session", async () => {
+    rig.mock.setScript("dialog-later-write", [writeStep("/workspace/later.md", { firstTokenDelayMs: 6000 }), { text: "Wrote it later." }]);
+    rig.mock.setScript("dialog-ask", [{ toolCalls: [{ name: "clarify", arguments: { question: "Which colour?" } }] }, { text: "Blue it is." }]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await send(page, "Write later [[mock:dialog-later-write]]");
+    await newSession(page);
+    await send(page, "Ask me [[mock:dialog-ask]]");
+    const question = page.getByRole("dialog", { name: "Which colour?" });
+    const answer = question.getByRole("textbox", { name: "Answer", exact: true });
+    await answer.fill("blue, the light");
+    // The other session's permission request has been sent to the page.
+    await expect.poll(() => rig.mock.calls("dialog-later-write")[0]?.endAt, { timeout: 20_000 }).toBeDefined();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await question.isVisible()).toBe(true);
+    expect(await answer.inputValue()).toBe("blue, the light");
+    await answer.press("Enter");
+    const permission = page.getByRole("dialog", { name: "Write /workspace/later.md" });
+    await permission.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => agentMessages(page)).toEqual(["Blue it is."]);
+    const asked = rig.mock.calls("dialog-ask")[1]!.body.messages.find((m) => m.role === "tool");
+    expect(String(asked?.content)).toBe("The user answered: blue, the light");
+    await expect.poll(() => rig.mock.calls("dialog-later-write").length).toBe(2);
+    expect(errors).toEqual([]);
+  });
+});
