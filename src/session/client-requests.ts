@@ -25,6 +25,8 @@ export class ClientRequestError extends Error {
   }
 }
 
+const MAX_WITHDRAWN_UNSEEN = 256;
+
 export class ClientRequests {
   /**
    * Request numbers start from this instance's start time (in µs-sized steps
@@ -34,6 +36,12 @@ export class ClientRequests {
    */
   #next: number;
   readonly #pending = new Map<string, Pending>();
+  /**
+   * Requests given up on while orphaned (cancelled, timed out, or no editor
+   * came back in time): the editor that shows them was offline when they were
+   * withdrawn, so the next one to attach is told (see `adopt`).
+   */
+  readonly #withdrawnUnseen = new Set<string>();
 
   /**
    * @param sessionId read lazily: a new session object learns its id at `create`.
@@ -115,23 +123,30 @@ export class ClientRequests {
       }
       pending.connectionId = null;
       pending.graceTimer = setTimeout(
-        () => this.#fail(id, new Error(`the editor connection closed and no editor reattached within ${Math.round(graceMs / 1000)} s`)),
+        () => this.#abandon(id, new Error(`the editor connection closed and no editor reattached within ${Math.round(graceMs / 1000)} s`)),
         graceMs,
       );
     }
   }
 
-  /** An editor attached: it takes over the orphaned requests; returns their frames to send again. */
-  adopt(connectionId: string): string[] {
-    const frames: string[] = [];
+  /**
+   * An editor attached: it takes over the orphaned requests. Returns their
+   * frames to send again, and the ids of those withdrawn while no editor was
+   * attached, for a `$/cancel_request` each (an editor that never saw one
+   * ignores it).
+   */
+  adopt(connectionId: string): { resend: string[]; withdrawn: string[] } {
+    const resend: string[] = [];
     for (const pending of this.#pending.values()) {
       if (pending.connectionId !== null) continue;
       pending.connectionId = connectionId;
       if (pending.graceTimer !== undefined) clearTimeout(pending.graceTimer);
       pending.graceTimer = undefined;
-      frames.push(pending.frame);
+      resend.push(pending.frame);
     }
-    return frames;
+    const withdrawn = [...this.#withdrawnUnseen];
+    this.#withdrawnUnseen.clear();
+    return { resend, withdrawn };
   }
 
   /** The session is closing: everything waiting on `connectionId` fails now rather than at its timeout. */
@@ -141,11 +156,15 @@ export class ClientRequests {
     }
   }
 
-  /** Stops waiting on a request an editor may still be showing, and tells that editor. */
+  /** Stops waiting on a request an editor may still be showing, and tells that editor, now or once one attaches. */
   #abandon(id: string, error: Error): void {
-    const connectionId = this.#pending.get(id)?.connectionId;
+    const pending = this.#pending.get(id);
+    if (!pending) return;
     this.#fail(id, error);
-    if (connectionId) this.withdraw(connectionId, id);
+    if (pending.connectionId) return this.withdraw(pending.connectionId, id);
+    this.#withdrawnUnseen.add(id);
+    // Kept in memory only, and bounded: an editor that stays away long has closed its dialogs anyway.
+    if (this.#withdrawnUnseen.size > MAX_WITHDRAWN_UNSEEN) this.#withdrawnUnseen.delete(this.#withdrawnUnseen.values().next().value!);
   }
 
   #fail(id: string, error: Error): void {

@@ -87,9 +87,11 @@ export class UpdateLog {
     }
   }
 
-  /** Sends the editor requests left by a dropped connection to one that attached since. */
+  /** Sends the editor requests left by a dropped connection to one that attached since, and withdraws those given up on meanwhile. */
   resendOrphaned(connectionId: string): void {
-    for (const frame of this.requests.adopt(connectionId)) this.send(connectionId, frame);
+    const { resend, withdrawn } = this.requests.adopt(connectionId);
+    for (const frame of resend) this.send(connectionId, frame);
+    for (const requestId of withdrawn) this.send(connectionId, notificationFrame("$/cancel_request", { requestId }));
   }
 
   #forget(connectionId: string): void {

@@ -4,6 +4,7 @@
  * paths end up, all against a scripted model and a scripted editor.
  */
 import { describe, expect, it } from "vitest";
+import { sleep, TestClient } from "./acp-test-client.js";
 import { mockScript, never, offeredTools, ScriptedEditor, select, toolResults, uniqueCwd, uniqueKey, unknownToolResult, withEnv } from "./scripted-editor.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args });
@@ -213,6 +214,23 @@ describe("when no answer comes", () => {
     const withdrawn = editor.client.frames.filter((f) => f.method === "$/cancel_request");
     expect(withdrawn.map((f) => f.params)).toEqual([{ requestId: asked.id }]);
     editor.close();
+  });
+
+  it("is withdrawn from the editor that comes back when it timed out while that editor's connection was down", async () => {
+    const { editor, sessionId, cwd, key } = await withEnv({ HERMES_PERMISSION_TIMEOUT_MS: "1000" }, () => setup());
+    editor.permission = never;
+    await mockScript(key, steps(call("w1", "write_file", { path: `${cwd}/a.ts`, content: "x" })));
+    editor.client.prompt(sessionId, `write [[mock:${key}]]`);
+    const asked = await editor.client.next((f) => f.method === "session/request_permission", 10_000, 0);
+    editor.close();
+    await sleep(1_500);
+    // Not re-sent (nobody waits for it), so without a withdrawal the editor would keep showing it.
+    const back = await TestClient.ready();
+    await back.request("session/resume", { sessionId, cwd });
+    const withdrawn = await back.next((f) => f.method === "$/cancel_request", 5_000, 0);
+    expect(withdrawn.params).toEqual({ requestId: asked.id });
+    expect(back.frames.filter((f) => f.method === "session/request_permission")).toEqual([]);
+    back.close();
   });
 
   it("session/cancel while a permission request is pending ends the turn cancelled and writes nothing", async () => {

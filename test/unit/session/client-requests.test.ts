@@ -123,8 +123,8 @@ describe("ClientRequests", () => {
     const b = requests.open("conn-b", "fs/read_text_file", {});
     requests.orphan("conn-a", 30_000);
     await vi.advanceTimersByTimeAsync(29_000);
-    expect(requests.adopt("conn-c")).toEqual([a.frame]);
-    expect(requests.adopt("conn-d")).toEqual([]);
+    expect(requests.adopt("conn-c")).toEqual({ resend: [a.frame], withdrawn: [] });
+    expect(requests.adopt("conn-d")).toEqual({ resend: [], withdrawn: [] });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(requests.settle({ id: idOf(a.frame), result: { outcome: { outcome: "cancelled" } } })).toBe(true);
     await expect(a.answer).resolves.toEqual({ outcome: { outcome: "cancelled" } });
@@ -138,19 +138,35 @@ describe("ClientRequests", () => {
     const loose = requests.open("conn-a", "fs/read_text_file", {});
     requests.orphan("conn-a", 30_000);
     expect(((await outcome) as Error).message).toBe("the editor connection it was sent on closed before answering");
-    expect(requests.adopt("conn-b")).toEqual([loose.frame]);
+    expect(requests.adopt("conn-b")).toEqual({ resend: [loose.frame], withdrawn: [] });
     expect(requests.settle({ id: idOf(bound.frame), result: {} })).toBe(false);
   });
 
   it("fails an orphaned request when no editor reattaches within the grace period", async () => {
     vi.useFakeTimers();
     const requests = new ClientRequests(() => "s");
-    const { answer } = requests.open("conn-a", "fs/read_text_file", {});
+    const { answer, frame } = requests.open("conn-a", "fs/read_text_file", {});
     const outcome = answer.catch((e: unknown) => e);
     requests.orphan("conn-a", 30_000);
     await vi.advanceTimersByTimeAsync(30_000);
     expect(((await outcome) as Error).message).toBe("the editor connection closed and no editor reattached within 30 s");
-    expect(requests.adopt("conn-b")).toEqual([]);
+    // The editor that showed it comes back later: it is told the request is gone.
+    expect(requests.adopt("conn-b")).toEqual({ resend: [], withdrawn: [idOf(frame)] });
+    expect(requests.adopt("conn-c")).toEqual({ resend: [], withdrawn: [] });
+  });
+
+  it("tells the next editor to attach about a request cancelled while no editor was attached, not the one it was sent on", async () => {
+    const withdrawn: [string, string][] = [];
+    const requests = new ClientRequests(() => "s", (connectionId, id) => withdrawn.push([connectionId, id]));
+    const controller = new AbortController();
+    const asked = requests.open("conn-a", "session/request_permission", {}, { signal: controller.signal });
+    const outcome = asked.answer.catch((e: unknown) => e);
+    requests.orphan("conn-a", 30_000);
+    controller.abort();
+    expect((await outcome) as RequestError).toBeInstanceOf(RequestError);
+    expect(withdrawn).toEqual([]);
+    expect(requests.adopt("conn-b")).toEqual({ resend: [], withdrawn: [idOf(asked.frame)] });
+    expect(requests.settle({ id: idOf(asked.frame), result: {} })).toBe(false);
   });
 
   it("withdraws a request from its editor when it times out or its turn is cancelled, not when answered", async () => {
