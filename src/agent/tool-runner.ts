@@ -37,12 +37,13 @@ export async function runToolCall(
 ): Promise<string> {
   const toolCallId = call.id;
   const tool = tools.find((t) => t.name === call.name);
-  const rawInput = parseArguments(call.arguments);
+  const { value: rawInput, error: jsonError } = parseArguments(call.arguments);
   if (!tool) {
     return fail(deps, toolCallId, call.name, rawInput, `Unknown tool "${call.name}". Available: ${tools.map((t) => t.name).join(", ") || "none"}.`);
   }
-  if (rawInput === undefined) {
-    return fail(deps, toolCallId, tool.name, call.arguments, `The arguments for ${tool.name} are not valid JSON.`);
+  if (jsonError !== undefined) {
+    // The parser's reason says where: arguments cut off at the model's output limit end early.
+    return fail(deps, toolCallId, tool.name, call.arguments, `The arguments for ${tool.name} are not valid JSON (${jsonError}).`);
   }
   const parsed = tool.inputSchema.safeParse(rawInput);
   if (!parsed.success) {
@@ -95,12 +96,12 @@ function fail(deps: Pick<TurnDeps, "emit">, toolCallId: string, name: string, ra
   return `Error: ${reason}`;
 }
 
-function parseArguments(text: string): unknown {
-  if (text.trim() === "") return {};
+function parseArguments(text: string): { value: unknown; error?: string } {
+  if (text.trim() === "") return { value: {} };
   try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { value: undefined, error: err instanceof Error ? err.message : String(err) };
   }
 }
 

@@ -11,6 +11,8 @@ import { ftsMatchExpression } from "./fts-query.js";
 
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
+/** FTS5 counts a snippet in tokens, and one token can be a whole pasted blob: hits are cut to this around the match. */
+export const MAX_SNIPPET_CHARS = 400;
 /** D1 binds at most 100 parameters per statement; an entry row takes 6. */
 const ROWS_PER_INSERT = 16;
 
@@ -91,7 +93,22 @@ export class SearchIndex {
       title: r.title,
       cwd: r.cwd,
       updatedAt: new Date(r.updated_at).toISOString(),
-      snippet: r.snippet,
+      snippet: boundedSnippet(r.snippet),
     }));
   }
+}
+
+/** `snippet` cut to `MAX_SNIPPET_CHARS`, starting a little before its first match, never inside a surrogate pair. */
+export function boundedSnippet(snippet: string): string {
+  if (snippet.length <= MAX_SNIPPET_CHARS) return snippet;
+  const match = Math.max(snippet.indexOf("**"), 0);
+  let start = Math.max(0, Math.min(match - MAX_SNIPPET_CHARS / 4, snippet.length - MAX_SNIPPET_CHARS));
+  if (isLowSurrogate(snippet.charCodeAt(start))) start += 1;
+  let end = start + MAX_SNIPPET_CHARS;
+  if (isLowSurrogate(snippet.charCodeAt(end))) end -= 1;
+  return `${start > 0 ? "…" : ""}${snippet.slice(start, end)}${end < snippet.length ? "…" : ""}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -6,7 +6,7 @@
  * connection; a failure is told to that connection's editor as a notice and
  * never stops the session.
  */
-import { isStdioEntry, MCP_MESSAGE, type McpMessageParams, type McpServerEntry } from "@hermes-edge/protocol";
+import { isStdioEntry, MCP_MESSAGE, requestCancelled, type McpMessageParams, type McpServerEntry } from "@hermes-edge/protocol";
 import { agentMessageChunk } from "../acp/updates.js";
 import { delegateTaskTool } from "../delegate/delegate-task.js";
 import { ALL_TOOLS } from "../tools/index.js";
@@ -174,6 +174,7 @@ export class McpServers implements SubagentMcp {
         acpLink(entry, (params, options) => {
           const { log } = this.ports;
           if (!log.isAttached(connectionId)) throw new Error("the editor connection that declared it is no longer attached");
+          if (options.signal?.aborted) throw requestCancelled(); // as in client-port.ts: never sent after its own withdrawal
           const { frame, answer } = log.requests.open(connectionId, MCP_MESSAGE, params, { ...options, bound: true });
           log.send(connectionId, frame);
           return answer;

@@ -3,6 +3,7 @@
  * prompt while it is attached, otherwise through the most recently attached one.
  */
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
+import { requestCancelled } from "@hermes-edge/protocol";
 import { ToolError, type ClientPort } from "../tools/tool.js";
 import type { UpdateLog } from "./update-log.js";
 
@@ -18,6 +19,8 @@ export function clientPortFor(log: UpdateLog, preferred: string | null): ClientP
     async request(method, params, options = {}) {
       const target = pick();
       if (!target) throw new ToolError(`No editor is connected to this session, so ${method} cannot run.`);
+      // A request opened on an aborted signal is withdrawn at once: sending it then would reach the editor after its withdrawal.
+      if (options.signal?.aborted) throw requestCancelled();
       const { frame, answer } = log.requests.open(target[0], method, params, options);
       log.send(target[0], frame);
       return answer;

@@ -150,12 +150,16 @@ export async function readPriorContent(ctx: ToolContext, path: string): Promise<
 
 const NOT_FOUND = /not found|no such file|does not exist|doesn't exist|cannot find|ENOENT|os error 2|-32002/i;
 
+/**
+ * Cancellable only until it is sent: an editor that has the write goes on with
+ * it, so the tool waits for its answer to tell the model whether the file changed.
+ */
 export async function writeTextFile(ctx: ToolContext, path: string, content: string): Promise<void> {
+  if (ctx.signal.aborted) throw new ToolError("Cancelled by the user.");
   const params = { sessionId: ctx.sessionId, path, content } satisfies WriteTextFileRequest;
   await call(ctx, "fs/write_text_file", params, zIgnored, {
     requires: "fs.writeTextFile",
     action: `write ${path}`,
-    signal: ctx.signal,
     timeoutMs: FS_TIMEOUT_MS,
   });
 }

@@ -135,13 +135,15 @@ const PRIVATE_KEY_NAMES = new Set(["id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"]
 /**
  * True for paths whose edits always ask permission, whatever the mode:
  * anything under `.git/` or `.ssh/`, `.env` and `.env.*`, and private keys.
- * Case-insensitive, because on macOS and Windows `.GIT` is `.git`.
+ * Case-insensitive, because on macOS and Windows `.GIT` is `.git`; names are
+ * read as Windows opens them too (`.git.` and `.env ` lose their trailing dots
+ * and spaces, `.env::$DATA` is `.env`), which on other systems only asks more.
  */
 export function isSensitivePath(path: string): boolean {
   const segments = path
     .split(/[\\/]/)
-    .filter((s) => s !== "")
-    .map((s) => s.toLowerCase());
+    .map((s) => s.toLowerCase().replace(/:.*$/, "").replace(/[. ]+$/, ""))
+    .filter((s) => s !== "");
   const name = segments.at(-1);
   if (name === undefined) return false;
   if (segments.some((s) => SENSITIVE_DIRECTORIES.has(s))) return true;

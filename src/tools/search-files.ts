@@ -15,6 +15,13 @@ const DEFAULT_MAX_RESULTS = 200;
 const SEARCH_TIMEOUT_MS = 60_000;
 /** Lines longer than this are minified code or data; the model gains nothing from the rest. */
 const MAX_LINE_CHARS = 400;
+/**
+ * Bytes of a line the shell keeps (`cut`): grep has no column limit, and one matching
+ * line of a minified bundle would otherwise fill the editor's output buffer, which
+ * keeps the end and drops the first results. Four bytes per UTF-8 character, so the
+ * `MAX_LINE_CHARS` kept here are always whole characters.
+ */
+export const SEARCH_LINE_BYTES = MAX_LINE_CHARS * 4;
 
 const inputSchema = z.object({
   pattern: z.string().min(1).describe("Regular expression to search for (ripgrep syntax; POSIX extended if grep is the fallback)."),
@@ -39,8 +46,8 @@ export interface SearchCommand {
 
 /**
  * One POSIX shell command: ripgrep if present, else grep, stderr merged so the
- * model sees a bad regex, and `head` bounding the output at the start (the
- * editor's own byte limit would drop the *first* results instead).
+ * model sees a bad regex, and `cut` and `head` bounding the output at the start
+ * (the editor's own byte limit would drop the *first* results instead).
  */
 export function buildSearchCommand(pattern: string, options: SearchCommand): string {
   const rg = ["rg", "--line-number", "--no-heading", "--color", "never", "--max-columns", String(MAX_LINE_CHARS)];
@@ -61,7 +68,7 @@ export function buildSearchCommand(pattern: string, options: SearchCommand): str
   grep.push("-e", pattern, "--", options.target);
   // Without a path argument ripgrep prints paths relative to the cwd without a "./" prefix.
   if (options.target !== ".") rg.push(options.target);
-  return `{ if command -v rg >/dev/null 2>&1; then ${shellJoin(rg)}; else ${shellJoin(grep)}; fi; } 2>&1 | head -n ${options.maxLines + 1}`;
+  return `{ if command -v rg >/dev/null 2>&1; then ${shellJoin(rg)}; else ${shellJoin(grep)}; fi; } 2>&1 | cut -c 1-${SEARCH_LINE_BYTES} | head -n ${options.maxLines + 1}`;
 }
 
 export const searchFilesTool: Tool<SearchFilesInput> = {
@@ -91,7 +98,9 @@ export const searchFilesTool: Tool<SearchFilesInput> = {
       maxLines,
       ...(input.glob !== undefined ? { glob: input.glob } : {}),
     });
-    const run = await runInTerminal(ctx, { command, cwd, outputByteLimit: 1024 * 1024, timeoutMs: SEARCH_TIMEOUT_MS });
+    // Room for every line `cut` and `head` let through, so the editor never drops the first ones.
+    const outputByteLimit = (maxLines + 1) * (SEARCH_LINE_BYTES + 1);
+    const run = await runInTerminal(ctx, { command, cwd, outputByteLimit, timeoutMs: SEARCH_TIMEOUT_MS });
     const lines = run.output.split("\n").filter((l) => l !== "");
     const more = lines.length > maxLines;
     const shown = lines.slice(0, maxLines).map((l) => (l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}…` : l));

@@ -6,9 +6,10 @@
  * deleted session has left the index.
  */
 import { z } from "zod";
+import { ftsMatchExpression } from "../db/fts-query.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchIndex, type SearchHit } from "../db/search-index.js";
 import { textBlock } from "./render.js";
-import type { Tool } from "./tool.js";
+import { ToolError, type Tool } from "./tool.js";
 
 export const zSearchQuery = z.string().trim().min(1).max(500);
 export const zSearchLimit = z.number().int().min(1).max(MAX_SEARCH_LIMIT);
@@ -37,6 +38,11 @@ export const sessionSearchTool: Tool<SessionSearchInput> = {
   inputSchema,
   title: (input) => `Search earlier sessions: ${input.query}`,
   async run(input, ctx) {
+    if (ftsMatchExpression(input.query) === null) {
+      throw new ToolError(
+        `The query "${input.query}" has no word to search for (only letters and digits are indexed); give words the messages would contain.`,
+      );
+    }
     const hits = await new SearchIndex(ctx.db).search(ctx.tenant, input.query, {
       limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
       excludeSessionId: ctx.sessionId,

@@ -187,6 +187,8 @@ describe("GET and PUT /v1/memory", () => {
     ["a non-string entry", { entries: ["ok", 3] }, -32602],
     ["an empty entry", { entries: ["ok", "   "] }, -32602],
     ["over 4,000 characters", { entries: ["x".repeat(2_000), "y".repeat(2_001)] }, -32602],
+    ["the same entry twice", { entries: ["twice", " twice"] }, -32602],
+    ["over 200 entries", { entries: Array.from({ length: 201 }, (_, i) => `e${i}`) }, -32602],
     ["an unknown field", { entries: [], extra: true }, -32602],
   ])("answers 400 for a body with %s and keeps the memory", async (_name, body, code) => {
     const cwd = uniqueCwd();

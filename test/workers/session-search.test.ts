@@ -5,6 +5,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { MAX_SNIPPET_CHARS } from "../../src/db/search-index.js";
 import { sleep } from "./acp-test-client.js";
 import { mockCalls, mockScript, ScriptedEditor, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
 
@@ -192,6 +193,20 @@ describe("session_search", () => {
     expect(read.empty).toMatch(/^Error: Invalid arguments for session_search: query: /);
     for (const s of sessions) s.editor.close();
     editor.close();
+  });
+
+  it("keeps snippets short around the match when the message holds a long unbroken run (a hash, base64, minified code)", async () => {
+    const word = uniqueWord();
+    const blob = "Q".repeat(6_000);
+    const after = await sessionSaying(`error ${word} ${blob}`, "ok");
+    const before = await sessionSaying(`${blob} then ${word} failed`, "ok");
+    const found = await eventually(word, (f) => f.length === 2);
+    for (const hit of found) {
+      expect(hit.snippet.length).toBeLessThanOrEqual(MAX_SNIPPET_CHARS + 2);
+      expect(hit.snippet).toContain(`**${word}**`);
+    }
+    after.editor.close();
+    before.editor.close();
   });
 
   it.each([

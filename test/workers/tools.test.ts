@@ -223,10 +223,10 @@ describe("search_files", () => {
     const turn = await editor.turn(sessionId, key, steps(call("c1", "search_files", { pattern: "TODO" })));
     const command =
       "{ if command -v rg >/dev/null 2>&1; then rg --line-number --no-heading --color never --max-columns 400 -e TODO --; " +
-      "else grep -rnI '--color=never' '--exclude-dir=.git' '--exclude-dir=node_modules' -E -e TODO -- .; fi; } 2>&1 | head -n 201";
+      "else grep -rnI '--color=never' '--exclude-dir=.git' '--exclude-dir=node_modules' -E -e TODO -- .; fi; } 2>&1 | cut -c 1-1600 | head -n 201";
     expect(editor.requests()[0]).toMatchObject({
       method: "terminal/create",
-      params: { sessionId, command, cwd: CWD, outputByteLimit: 1024 * 1024 },
+      params: { sessionId, command, cwd: CWD, outputByteLimit: 201 * 1601 },
     });
     expect(editor.methods()).toEqual(["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"]);
     expect(editor.toolUpdates(sessionId, "c1")[0]).toMatchObject({ title: 'Search "TODO"', kind: "search", locations: [{ path: CWD }] });
@@ -246,7 +246,7 @@ describe("search_files", () => {
     const { editor, sessionId, key } = await setup();
     editor.commands = () => ({ output: "a:1:x\nb:2:x\nc:3:x\n", exitCode: 0 });
     const turn = await editor.turn(sessionId, key, steps(call("c1", "search_files", { pattern: "x", path: `${CWD}/src`, max_results: 2 })));
-    expect(editor.requests("terminal/create")[0]!.params.command).toMatch(/ -- src; fi; \} 2>&1 \| head -n 3$/);
+    expect(editor.requests("terminal/create")[0]!.params.command).toMatch(/ -- src; fi; \} 2>&1 \| cut -c 1-1600 \| head -n 3$/);
     expect(editor.requests("terminal/create")[0]!.params.cwd).toBe(CWD);
     const shown = "a:1:x\nb:2:x\n[Showing the first 2 lines; narrow the search with path or glob to see the rest.]";
     expect(editor.outcome(sessionId, "c1")).toMatchObject({ status: "completed", rawOutput: { root: `${CWD}/src`, lines: 2, more: true, timedOut: false } });

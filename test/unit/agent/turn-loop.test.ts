@@ -248,7 +248,15 @@ describe("runTurn: the tool-calling loop", () => {
     const outcome = await runTurn(turnInput(key, [addTool(log)]), h.deps, new AbortController().signal);
 
     const unknown = 'Unknown tool "nope". Available: add.';
-    const badJson = "The arguments for add are not valid JSON.";
+    // The parser's own reason (its wording is V8's, so it is taken from the parser here).
+    const reason = (() => {
+      try {
+        JSON.parse('{"a":1,');
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    const badJson = `The arguments for add are not valid JSON (${reason}).`;
     const badInput = "Invalid arguments for add: a: Invalid input: expected number, received string";
     expect(log).toEqual([]);
     expect(h.updates).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyMemoryEdit, MEMORY_CHAR_LIMIT, memoryCharacters, zMemoryEntries } from "../../../src/tools/memory-entries.js";
+import { applyMemoryEdit, MEMORY_CHAR_LIMIT, MEMORY_ENTRY_LIMIT, memoryCharacters, zMemoryEntries } from "../../../src/tools/memory-entries.js";
 import { ToolError } from "../../../src/tools/tool.js";
 
 const entries = ["Tests run with npm test", "Use pnpm, not npm, in the web package", "The API lives in src/http"];
@@ -62,9 +62,32 @@ describe("applyMemoryEdit", () => {
     // A replace that shrinks is always allowed, even from a memory at the bound.
     expect(memoryCharacters(applyMemoryEdit(full, { action: "replace", old_text: "aaa", content: "short" }))).toBe(5);
   });
+
+  it("never keeps the same entry twice: a replace that repeats another entry merges them", () => {
+    expect(applyMemoryEdit(entries, { action: "replace", old_text: "src/http", content: entries[0] })).toEqual([entries[0], entries[1]]);
+  });
+
+  it("removes and replaces an entry stored twice (as older memories may hold it) instead of calling it ambiguous", () => {
+    const doubled = ["Deploy with wrangler", "Use pnpm", "Deploy with wrangler"];
+    expect(applyMemoryEdit(doubled, { action: "remove", old_text: "wrangler" })).toEqual(["Use pnpm"]);
+    expect(applyMemoryEdit(doubled, { action: "replace", old_text: "wrangler", content: "Deploy with npm run deploy" })).toEqual([
+      "Deploy with npm run deploy",
+      "Use pnpm",
+    ]);
+  });
+
+  it("refuses more entries than a PUT body may hold, so the memory it writes can always be written back", () => {
+    const many = Array.from({ length: MEMORY_ENTRY_LIMIT }, (_, i) => `e${i}`);
+    expect(zMemoryEntries.safeParse(many).success).toBe(true);
+    expect(refusal(() => applyMemoryEdit(many, { action: "add", content: "one more" }))).toMatch(/201 entries, over its 200-entry bound[\s\S]*Consolidate/);
+  });
 });
 
 describe("zMemoryEntries (PUT bodies)", () => {
+  it("refuses the same entry twice (after trimming)", () => {
+    expect(zMemoryEntries.safeParse(["one", " one "]).success).toBe(false);
+  });
+
   it("accepts trimmed entries within the bound and rejects empty entries or too many characters", () => {
     expect(zMemoryEntries.parse([" one ", "two"])).toEqual(["one", "two"]);
     expect(zMemoryEntries.safeParse(["ok", "  "]).success).toBe(false);

@@ -60,6 +60,18 @@ describe("patch", () => {
     expect(ctx.gateRequests).toEqual([]);
   });
 
+  it("reports a write the editor was already doing when the turn was cancelled as done, not as cancelled", async () => {
+    const client = new FakeClient().on("fs/read_text_file", () => ({ content: "one\ntwo\n" }));
+    const ctx = fakeContext(client);
+    client.on("fs/write_text_file", async () => {
+      ctx.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return {};
+    });
+    const outcome = await patchTool.run({ path: "/work/proj/a.txt", old_string: "two", new_string: "2" }, ctx);
+    expect(outcome.output).toBe("Patched /work/proj/a.txt: replaced 1 occurrence. First change at line 2.");
+  });
+
   it("writes nothing when the gate denies", async () => {
     const { client, writes } = editor();
     const ctx = fakeContext(client, { deny: "Denied." });

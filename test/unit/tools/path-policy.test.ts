@@ -80,6 +80,13 @@ describe("isSensitivePath", () => {
     ["/work/proj/certs/server.pem", true],
     ["C:\\proj\\.git\\HEAD", true],
     ["C:\\proj\\certs\\KEY.PEM", true],
+    // Windows drops a segment's trailing dots and spaces and opens a name's main stream for `name::$DATA`.
+    ["C:\\proj\\.git.\\hooks\\pre-commit", true],
+    ["C:\\proj\\.env ", true],
+    ["C:\\proj\\.env..", true],
+    ["C:\\proj\\.env::$DATA", true],
+    ["C:\\keys\\id_rsa.", true],
+    ["C:\\certs\\server.pem ", true],
     ["/work/proj/src/env.ts", false],
     ["/work/proj/.environment", false],
     ["/work/proj/.gitignore", false],

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSearchCommand, searchFilesTool } from "../../../src/tools/search-files.js";
+import { buildSearchCommand, SEARCH_LINE_BYTES, searchFilesTool } from "../../../src/tools/search-files.js";
 import { FakeClient, fakeContext, scriptTerminal } from "./fakes.js";
 
 const text = (block: unknown) => (block as { content: { text: string } }).content.text;
@@ -136,5 +136,19 @@ describe("buildSearchCommand in a real shell", () => {
     expect(sh(buildSearchCommand("PLAIN", { ...options, ignoreCase: true, target: "src" }), withoutRg)).toBe("src/a.ts:2:plain line\n");
     expect(sh(buildSearchCommand("quoted \\$HOME|markdown", { ...options, fixedStrings: false }), withoutRg).split("\n")).toHaveLength(3);
     expect(sh(buildSearchCommand("line", { ...options, maxLines: 0 }), withoutRg)).toBe("./src/a.ts:2:plain line\n");
+  });
+
+  it("cuts long lines in the shell, so a match in a minified file cannot push the start of the output past the editor's byte limit", () => {
+    const withoutRg = process.env.PATH ?? "";
+    if (sh("command -v rg || true", withoutRg) !== "") return;
+    mkdirSync(join(root, "ws", "dist"));
+    writeFileSync(join(root, "ws", "dist", "app.min.js"), `var needle=1;${"x=1;".repeat(500_000)}\n`);
+    try {
+      const out = sh(buildSearchCommand("needle", { ...options, target: "dist" }), withoutRg);
+      expect(out.startsWith("dist/app.min.js:1:var needle=1;x=1;")).toBe(true);
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(SEARCH_LINE_BYTES + 1);
+    } finally {
+      rmSync(join(root, "ws", "dist"), { recursive: true, force: true });
+    }
   });
 });

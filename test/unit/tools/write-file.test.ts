@@ -58,6 +58,26 @@ describe("write_file", () => {
     expect(ctx.gateRequests).toEqual([]);
   });
 
+  it("reports a write the editor was already doing when the turn was cancelled as done, not as cancelled", async () => {
+    const client = new FakeClient().on("fs/read_text_file", () => ({ content: "a" }));
+    const ctx = fakeContext(client);
+    client.on("fs/write_text_file", async () => {
+      ctx.abort(); // the user cancels while the editor writes; the editor still writes and answers
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return {};
+    });
+    const outcome = await writeFileTool.run({ path: "/work/proj/a.txt", content: "b" }, ctx);
+    expect(outcome.output).toBe("Overwrote /work/proj/a.txt (1 line, 1 characters).");
+  });
+
+  it("does not send the write when the turn was cancelled while permission was being given", async () => {
+    const client = new FakeClient().on("fs/read_text_file", () => ({ content: "a" })).on("fs/write_text_file", () => ({}));
+    const ctx = fakeContext(client);
+    ctx.gate = async () => ctx.abort();
+    await expect(writeFileTool.run({ path: "/work/proj/a.txt", content: "b" }, ctx)).rejects.toThrow(/cancelled/i);
+    expect(client.methods()).toEqual(["fs/read_text_file"]);
+  });
+
   it("fails with the editor's reason when the write fails", async () => {
     const client = new FakeClient().on("fs/read_text_file", () => ({ content: "a" })).fail("fs/write_text_file", "read-only file system");
     await expect(writeFileTool.run({ path: "/work/proj/a.txt", content: "b" }, fakeContext(client))).rejects.toThrow(
