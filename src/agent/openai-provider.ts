@@ -81,7 +81,8 @@ class ToolCallAssembler {
   complete(): ModelToolCall[] {
     return [...this.#byIndex.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+      // A server that sends no id still needs one per call, unique in the session: the editor and the history match by it.
+      .map(([, call]) => ({ ...call, id: call.id || `call_${crypto.randomUUID()}` }));
   }
 }
 

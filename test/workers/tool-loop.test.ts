@@ -34,6 +34,22 @@ const toolUpdates = (client: TestClient, sessionId: string) =>
     .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
 
 describe("the tool-calling loop", () => {
+  it("gives tool calls a server sent without ids ids of their own, never the same one twice in a session", async () => {
+    const key = uniqueKey();
+    const unnamed = (word: string) => ({ id: "", name: "test_shout", arguments: { word } });
+    await mockScript(key, [{ toolCalls: [unnamed("a"), unnamed("b")] }, { toolCalls: [unnamed("c")] }, { text: "done" }]);
+    const { client, sessionId } = await session();
+    expect((await client.prompt(sessionId, `shout [[mock:${key}]]`).response).result).toEqual({ stopReason: "end_turn" });
+    const ids = toolUpdates(client, sessionId).filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    // The results are matched to their calls by those ids in what the model is sent next.
+    const calls = await mockCalls(key);
+    const last = calls[2].body.messages as Frame[];
+    expect(last.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content])).toEqual([[ids[0], "A"], [ids[1], "B"], [ids[2], "C"]]);
+    client.close();
+  });
+
   it("runs the tool the model calls, reports it, feeds the result back and finishes the turn", async () => {
     const key = uniqueKey();
     await mockScript(key, [
