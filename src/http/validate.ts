@@ -15,8 +15,8 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   const tooLarge = () => httpError(ErrorCode.invalidRequest, `request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, { status: 413 });
   // A declared length over the limit is refused before anything is read; the bytes read are counted too.
   if (Number(c.req.header("Content-Length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
+  if (!bytes) throw tooLarge();
   const text = new TextDecoder().decode(bytes);
   let raw: unknown;
   try {
@@ -27,6 +27,32 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw httpError(ErrorCode.invalidParams, "invalid body", parsed.error.issues);
   return parsed.data;
+}
+
+/**
+ * The body's bytes, or null once it passes `limit`: reading stops there, so a
+ * body sent without a length (chunked) costs at most the limit in memory.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    length += read.value.byteLength;
+    if (length > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 export function queryOf<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

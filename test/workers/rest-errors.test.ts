@@ -1,5 +1,5 @@
 /** Every REST route answers errors in one shape: {"error": {"code", "message", "data"?}}, code a JSON-RPC code. */
-import { env, listDurableObjectIds } from "cloudflare:test";
+import { env, listDurableObjectIds, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, json } from "./admin-client.js";
 
@@ -50,6 +50,27 @@ describe("REST errors", () => {
     const res = await call("/v1/memory?cwd=/work/big", { method: "PUT", token: "tok-alpha", text });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: { code: -32600, message: "request body is larger than 16384 bytes" } });
+  });
+
+  it("stops reading a body sent without a length once it passes 16 KiB, and answers 413", async () => {
+    let sent = 0;
+    // An endless chunked body: read to its end, it would never be answered. (The runtime logs
+    // "Network connection lost." for the upload the service stops reading: that is this test's sender.)
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 4096;
+        controller.enqueue(new Uint8Array(4096).fill(0x20));
+      },
+    });
+    const res = await SELF.fetch("http://hermes.test/v1/memory?cwd=/work/big", {
+      method: "PUT",
+      headers: { Authorization: "Bearer tok-alpha", "Content-Type": "application/json", "CF-Connecting-IP": "192.0.2.77" },
+      body: endless,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: { code: -32600, message: "request body is larger than 16384 bytes" } });
+    expect(sent).toBeLessThan(1024 * 1024);
   });
 
   it("says a lineage of exactly the maximum that ends at its root is complete, and one longer is cut", async () => {
