@@ -7,8 +7,8 @@ import { DurableObject } from "cloudflare:workers";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
+import { ErrorCode, errorResponse } from "../http/http-error.js";
 import { guarded, type EntryContext } from "./entry-point.js";
-
 
 export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {
   readonly #connection: Connection;
@@ -19,7 +19,8 @@ export class ConnectionObject extends DurableObject<Env> implements ConnectionRp
   }
 
   override async fetch(request: Request): Promise<Response> {
-    const failed = new Response("the connection could not be set up", { status: 500 });
+    // The one JSON error shape of every route (logged with its cause by `guarded`).
+    const failed = errorResponse({ code: ErrorCode.internalError, message: "the connection could not be set up" }, { expose: true });
     return guarded(this.#where("fetch"), failed, () => this.#connection.accept(request));
   }
 
