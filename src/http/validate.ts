@@ -41,7 +41,8 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     length += read.value.byteLength;
     if (length > limit) {
-      await reader.cancel();
+      // Not awaited: the answer does not wait on the sender.
+      void reader.cancel().catch(() => undefined);
       return null;
     }
     chunks.push(read.value);

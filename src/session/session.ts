@@ -394,9 +394,10 @@ export class Session {
    * tenant's slot; once idle, it sends the usage a failed call to the tenant
    * left (a failure again asks for another alarm).
    */
-  async alarm(running: boolean): Promise<void> {
+  alarm(running: boolean): void {
+    // Neither is awaited: the alarm handler waits on no other object.
     if (running) this.runner.renewTurnSlot();
-    else await this.slots.sendUsage();
+    else void this.slots.sendUsage();
   }
 
   /**
