@@ -40,6 +40,8 @@ export interface TurnDeps {
    * compacted the history (a long tool loop can outgrow the context window).
    */
   beforeModelCall?(messages: ChatMessage[], lastUsage: ModelUsage | undefined): Promise<ChatMessage[] | undefined>;
+  /** A model call ended (whatever its outcome), with what it used: counted at once, so a turn cut short still counts it. */
+  modelCallEnded?(usage: ModelUsage | undefined): void;
   /** Observes progress (model call started, tool started/finished) for live status. */
   onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
 }
@@ -94,6 +96,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
       totalUsage.promptTokens += usage.promptTokens;
       totalUsage.completionTokens += usage.completionTokens;
     }
+    deps.modelCallEnded?.(streamed.result?.usage);
     if (streamed.text || streamed.result?.toolCalls.length) {
       push(assistantMessage(streamed.text, streamed.result?.toolCalls ?? []));
     }

@@ -81,7 +81,14 @@ export function toolsForTurn(ports: Pick<TurnPorts, "log" | "tools">, connection
 
 export async function runModelTurn(
   ports: TurnPorts,
-  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides | undefined },
+  turn: {
+    prompt: ContentBlock[];
+    connectionId: string | null;
+    signal: AbortSignal;
+    takeInjected(): ChatMessage[];
+    modelCallEnded(usage: ModelUsage | undefined): void;
+    overrides?: TurnOverrides | undefined;
+  },
 ): Promise<TurnResult> {
   const over = turn.overrides ?? {};
   const { log } = ports;
@@ -148,6 +155,7 @@ export async function runModelTurn(
       newId: ports.newId,
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
+      modelCallEnded: turn.modelCallEnded,
       beforeModelCall: async (messages, lastUsage) => {
         if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
         return [messages[0]!, ...store.history()];

@@ -2,7 +2,7 @@
  * A session's side of its tenant's limits: the turn slot its prompt queue
  * holds while it works (one per session, however many prompts are queued),
  * the slots its sub-agents hold, renewals from the session's heartbeat, and
- * the usage each finished turn adds. The turn lease is kept in the session's
+ * the usage its turns add as they spend it. The turn lease is kept in the session's
  * storage so a restarted object can give it back; if it cannot, it expires.
  *
  * Usage is added up in the session's record and goes to the tenant with the

@@ -1,9 +1,10 @@
 // Tenant limits and usage as a session meets them: the prompt runner holds
 // the tenant's turn slot while its queue works, a sub-agent holds a
 // sub-agent slot, and every finished turn adds to today's usage.
+import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { utcDay } from "../../src/tenant/usage.js";
-import { mockScript, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+import { mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 import { admin, call, createKey, json, uniqueTenant } from "./admin-client.js";
 
 const CWD = "/work/tenant-turns";
@@ -98,5 +99,38 @@ describe("usage a model server reports incompletely", () => {
     expect(used).toEqual([7, 15]);
     expect(usage.total).toEqual({ turns: 2, modelCalls: 2, inputTokens: 17, outputTokens: 5, toolCalls: 0, subagents: 0 });
     client.close();
+  });
+});
+
+describe("usage of a turn a restart cuts off", () => {
+  it("counts the turn and the model calls it had made when GET /v1/usage is read after the restart", async () => {
+    const { key } = await tenantWithKey();
+    const mock = uniqueKey();
+    // The model asks to read a file; the editor never answers, and then every object is evicted, as in a deploy.
+    await mockScript(mock, [
+      { toolCalls: [{ id: "call_r", name: "read_file", arguments: { path: `${CWD}/a.ts` } }], usage: { prompt_tokens: 11, completion_tokens: 2 } },
+      { text: "never reached" },
+    ]);
+    const a = await TestClient.ready({ token: key }, { fs: { readTextFile: true } });
+    a.onRequest("fs/read_text_file", () => new Promise(() => undefined));
+    const sessionId = await a.newSession(CWD);
+    void a.prompt(sessionId, `read it [[mock:${mock}]]`);
+    await a.next((f) => f.method === "fs/read_text_file");
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    // The restarted session object gives its slot back with the usage it had kept.
+    const b = await TestClient.ready({ token: key });
+    await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const today = utcDay(Date.now());
+    let usage: Frame = {};
+    for (let i = 0; i < 50; i++) {
+      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
+      if (usage.total?.modelCalls === 1) break;
+      await sleep(50);
+    }
+    expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 0, subagents: 0 });
+    a.close();
+    b.close();
   });
 });
