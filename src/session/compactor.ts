@@ -6,7 +6,7 @@
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { splitForCompaction, summaryMessage, summaryRequest } from "../agent/compaction.js";
-import type { ModelProvider } from "../agent/model-provider.js";
+import type { ModelProvider, ModelUsage } from "../agent/model-provider.js";
 import type { SegmentIndex } from "../db/segment-index.js";
 import { continuationOf, provenance } from "./provenance.js";
 import type { UpdateLog } from "./update-log.js";
@@ -18,6 +18,8 @@ export interface CompactionPorts {
   /** Capabilities of the client that will see the compaction. */
   client: ClientCapabilities;
   newId(): string;
+  /** Counts the summary's model call towards the tenant's usage. */
+  countModelCall(usage: ModelUsage | undefined): void;
 }
 
 export type CompactionResult = { status: "completed"; summary: string } | { status: "failed"; error: string } | { status: "skipped" };
@@ -35,13 +37,20 @@ export async function compactHistory(ports: CompactionPorts, signal: AbortSignal
   if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: "in_progress" });
 
   let summary = "";
+  let counted = false;
+  const count = (usage: ModelUsage | undefined) => {
+    if (!counted) ports.countModelCall(usage);
+    counted = true;
+  };
   try {
     const stream = ports.provider.stream({ model: record.model, messages: summaryRequest(older), tools: [], signal });
-    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+    let next = await stream.next();
+    for (; !next.done; next = await stream.next()) {
       if (next.value.type !== "text") continue;
       summary += next.value.text;
       if (native) emit({ sessionUpdate: "compaction_summary_chunk", compactionId, content: { type: "text", text: next.value.text } });
     }
+    count(next.value.usage);
     if (!summary.trim()) throw new Error("the model returned an empty summary");
     const lineage = continuationOf(record.lineage, ports.newId());
     // D1 first: if the index cannot record the rotation, nothing changes locally either.
@@ -51,6 +60,7 @@ export async function compactHistory(ports: CompactionPorts, signal: AbortSignal
     for (const message of kept) store.appendHistory(message, segment);
     store.updateRecord({ segment, lineage });
   } catch (err) {
+    count(undefined); // a call that failed counts, as in a turn, without tokens
     const error = signal.aborted ? "cancelled" : err instanceof Error ? err.message : String(err);
     if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: signal.aborted ? "cancelled" : "failed", error });
     else emit(agentMessageChunk(`⚠️ Compacting the conversation failed (${error}); the full history is kept.`, ports.newId()));

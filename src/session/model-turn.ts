@@ -44,6 +44,8 @@ export interface TurnPorts {
   permissionTimeoutMs: number;
   coalesceMs: number;
   newId(): string;
+  /** Counts a model call and its tokens towards the tenant's usage as soon as it ends, so a turn cut short still counts it. */
+  countModelCall(usage: ModelUsage | undefined): void;
   retry?: RetryPolicy;
   /** Spawns sub-agents; undefined when this session may not delegate. */
   subagents(): SubagentSpawner | undefined;
@@ -81,14 +83,7 @@ export function toolsForTurn(ports: Pick<TurnPorts, "log" | "tools">, connection
 
 export async function runModelTurn(
   ports: TurnPorts,
-  turn: {
-    prompt: ContentBlock[];
-    connectionId: string | null;
-    signal: AbortSignal;
-    takeInjected(): ChatMessage[];
-    modelCallEnded(usage: ModelUsage | undefined): void;
-    overrides?: TurnOverrides | undefined;
-  },
+  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides | undefined },
 ): Promise<TurnResult> {
   const over = turn.overrides ?? {};
   const { log } = ports;
@@ -155,7 +150,7 @@ export async function runModelTurn(
       newId: ports.newId,
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
-      modelCallEnded: turn.modelCallEnded,
+      modelCallEnded: ports.countModelCall,
       beforeModelCall: async (messages, lastUsage) => {
         if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
         return [messages[0]!, ...store.history()];
@@ -174,7 +169,8 @@ export async function compactNow(ports: TurnPorts, connectionId: string | null, 
   };
   const provider = providerForTurn(ports, ports.log.store.record()!, { client: port, connectionId, toolContext: noFiles });
   if (!provider) return { status: "no_model" };
-  return compactHistory({ log: ports.log, provider, segments: ports.segments, client: port.capabilities, newId: ports.newId }, signal, false);
+  const compaction = { log: ports.log, provider, segments: ports.segments, client: port.capabilities, newId: ports.newId, countModelCall: ports.countModelCall };
+  return compactHistory(compaction, signal, false);
 }
 
 /**
@@ -200,7 +196,8 @@ class CompactionCheck {
     const { log } = this.ports;
     const window = contextWindowFor(log.store.record()!.model, this.ports.settings);
     if (this.#failed || !shouldCompact(Math.max(estimateTokens(history), used), window)) return false;
-    const ports = { log, provider: this.provider, segments: this.ports.segments, client: this.client.capabilities, newId: this.ports.newId };
+    const { segments, newId, countModelCall } = this.ports;
+    const ports = { log, provider: this.provider, segments, client: this.client.capabilities, newId, countModelCall };
     const result = await compactHistory(ports, this.signal, true);
     if (result.status !== "completed") {
       this.#failed = result.status === "failed";

@@ -9,7 +9,7 @@
 import { internalError, toErrorResponse, type ErrorResponse, type TurnState } from "@hermes-edge/protocol";
 import type { ContentBlock, StopReason } from "@agentclientprotocol/sdk";
 import { agentMessageChunk, sessionInfoUpdate, usageUpdate, userMessageChunk } from "../acp/updates.js";
-import type { ChatMessage, ModelUsage } from "../agent/model-provider.js";
+import type { ChatMessage } from "../agent/model-provider.js";
 import { promptText } from "../agent/prompt-content.js";
 import { unansweredToolResults } from "../agent/history-repair.js";
 import { titleFromPrompt } from "../agent/session-title.js";
@@ -238,7 +238,7 @@ export class PromptRunner {
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
-    // Usage is counted as it is spent (the turn now, each model call as it ends), so a turn a restart cuts off still counts.
+    // Usage is counted as it is spent (the turn now, each model call as it ends: `countModelCall`), so a turn a restart cuts off still counts.
     this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
@@ -293,9 +293,7 @@ export class PromptRunner {
         this.parts.index.update({ title });
       }
       if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      const modelCallEnded = (usage: ModelUsage | undefined) =>
-        this.parts.slots.record({ modelCalls: 1, inputTokens: usage?.promptTokens ?? 0, outputTokens: usage?.completionTokens ?? 0 });
-      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), modelCallEnded, overrides });
+      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
     } finally {
       if (!released) void this.parts.index.release();
     }

@@ -140,6 +140,7 @@ export class Session {
       permissionTimeoutMs: permissionTimeoutMs(env),
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
+      countModelCall: (usage) => this.slots.record({ modelCalls: 1, inputTokens: usage?.promptTokens ?? 0, outputTokens: usage?.completionTokens ?? 0 }),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
       upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
       mcp: this.mcp,

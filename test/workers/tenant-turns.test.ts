@@ -134,3 +134,30 @@ describe("usage of a turn a restart cuts off", () => {
     b.close();
   });
 });
+
+describe("usage of a compaction", () => {
+  it("counts the summary's model call and tokens, as a turn's own calls are", async () => {
+    const { key } = await tenantWithKey();
+    const mock = uniqueKey();
+    // /compress summarizes everything, so the marker in the first prompt reaches the summary call.
+    await mockScript(mock, [
+      { text: "answer one", usage: { prompt_tokens: 10, completion_tokens: 1 } },
+      { text: "SUMMARY", usage: { prompt_tokens: 50, completion_tokens: 5 } },
+    ]);
+    const client = await TestClient.ready({ token: key });
+    const sessionId = await client.newSession(CWD);
+    expect((await client.prompt(sessionId, `hello [[mock:${mock}]]`).response).result).toEqual({ stopReason: "end_turn" });
+    expect((await client.prompt(sessionId, "/compress").response).result).toEqual({ stopReason: "end_turn" });
+    expect(client.agentText(sessionId)).toContain("Compacted the earlier conversation");
+
+    const today = utcDay(Date.now());
+    let usage: Frame = {};
+    for (let i = 0; i < 50; i++) {
+      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
+      if (usage.total?.turns === 2) break;
+      await sleep(50);
+    }
+    expect(usage.total).toEqual({ turns: 2, modelCalls: 2, inputTokens: 60, outputTokens: 6, toolCalls: 0, subagents: 0 });
+    client.close();
+  });
+});
