@@ -1,6 +1,6 @@
 // Tenant limits and usage as a session meets them: the prompt runner holds
 // the tenant's turn slot while its queue works, a sub-agent holds a
-// sub-agent slot, and every finished turn adds to today's usage.
+// sub-agent slot, and every turn adds to today's usage as it spends.
 import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { utcDay } from "../../src/tenant/usage.js";
@@ -15,6 +15,18 @@ async function tenantWithKey(limits: Frame = {}): Promise<{ tenant: string; key:
   const put = await admin(`/tenants/${tenant}/limits`, { method: "PUT", body: limits });
   expect(put.status).toBe(200);
   return { tenant, key: key as string };
+}
+
+/** Today's usage totals from `GET /v1/usage`, read until `done` holds (the tenant flushes to D1 shortly after). */
+async function todaysUsage(key: string, done: (total: Frame) => boolean): Promise<Frame> {
+  const today = utcDay(Date.now());
+  let usage: Frame = {};
+  for (let i = 0; i < 50; i++) {
+    usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
+    if (usage.total && done(usage.total)) break;
+    await sleep(50);
+  }
+  return usage;
 }
 
 describe("a tenant's turn slots", () => {
@@ -59,14 +71,8 @@ describe("usage from real turns", () => {
     expect((await client.prompt(sessionId, `first [[mock:${parent}]]`).response).result).toEqual({ stopReason: "end_turn" });
     expect((await client.prompt(sessionId, "delegate it").response).result).toEqual({ stopReason: "end_turn" });
 
-    const today = utcDay(Date.now());
     // Usage is recorded after each turn's answer, off its path: wait until both turns are in.
-    let usage: Frame = {};
-    for (let i = 0; i < 50; i++) {
-      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
-      if (usage.total?.turns === 2 && usage.total?.subagents === 1) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const usage = await todaysUsage(key, (t) => t.turns === 2 && t.subagents === 1);
     expect(usage.tenant).toBe(tenant);
     expect(usage.total).toEqual({ turns: 2, modelCalls: 4, inputTokens: 67, outputTokens: 18, toolCalls: 1, subagents: 1 });
     client.close();
@@ -87,13 +93,7 @@ describe("usage a model server reports incompletely", () => {
     expect((await client.prompt(sessionId, `one [[mock:${mock}]]`).response).result).toEqual({ stopReason: "end_turn" });
     expect((await client.prompt(sessionId, "two").response).result).toEqual({ stopReason: "end_turn" });
 
-    const today = utcDay(Date.now());
-    let usage: Frame = {};
-    for (let i = 0; i < 50; i++) {
-      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
-      if (usage.total?.turns === 2) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const usage = await todaysUsage(key, (t) => t.turns === 2);
     // The editor's context meter gets a number (ACP requires one), never null.
     const used = client.frames.filter((f) => f.params?.update?.sessionUpdate === "usage_update").map((f) => f.params.update.used);
     expect(used).toEqual([7, 15]);
@@ -122,13 +122,7 @@ describe("usage of a turn a restart cuts off", () => {
     // The restarted session object gives its slot back with the usage it had kept.
     const b = await TestClient.ready({ token: key });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
-    const today = utcDay(Date.now());
-    let usage: Frame = {};
-    for (let i = 0; i < 50; i++) {
-      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
-      if (usage.total?.modelCalls === 1) break;
-      await sleep(50);
-    }
+    const usage = await todaysUsage(key, (t) => t.modelCalls === 1);
     expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 0, subagents: 0 });
     a.close();
     b.close();
@@ -150,13 +144,7 @@ describe("usage of a compaction", () => {
     expect((await client.prompt(sessionId, "/compress").response).result).toEqual({ stopReason: "end_turn" });
     expect(client.agentText(sessionId)).toContain("Compacted the earlier conversation");
 
-    const today = utcDay(Date.now());
-    let usage: Frame = {};
-    for (let i = 0; i < 50; i++) {
-      usage = await json(call(`/v1/usage?from=${today}&to=${today}`, { token: key }));
-      if (usage.total?.turns === 2) break;
-      await sleep(50);
-    }
+    const usage = await todaysUsage(key, (t) => t.turns === 2);
     expect(usage.total).toEqual({ turns: 2, modelCalls: 2, inputTokens: 60, outputTokens: 6, toolCalls: 0, subagents: 0 });
     client.close();
   });
