@@ -6,6 +6,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
+import { readBounded } from "../bounded-read.js";
 import { ErrorCode, httpError } from "./http-error.js";
 
 /** Largest accepted REST body; admin bodies are a few hundred bytes. */
@@ -15,8 +16,9 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   const tooLarge = () => httpError(ErrorCode.invalidRequest, `request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, { status: 413 });
   // A declared length over the limit is refused before anything is read; the bytes read are counted too.
   if (Number(c.req.header("Content-Length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
-  if (!bytes) throw tooLarge();
+  // Read only up to the bound: a body sent without a length costs at most that.
+  const { bytes, truncated } = await readBounded(c.req.raw.body, MAX_BODY_BYTES);
+  if (truncated) throw tooLarge();
   const text = new TextDecoder().decode(bytes);
   let raw: unknown;
   try {
@@ -27,33 +29,6 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw httpError(ErrorCode.invalidParams, "invalid body", parsed.error.issues);
   return parsed.data;
-}
-
-/**
- * The body's bytes, or null once it passes `limit`: reading stops there, so a
- * body sent without a length (chunked) costs at most the limit in memory.
- */
-async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
-  if (!body) return new Uint8Array();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    length += read.value.byteLength;
-    if (length > limit) {
-      // Not awaited: the answer does not wait on the sender.
-      void reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(read.value);
-  }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 export function queryOf<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

@@ -5,6 +5,7 @@
  * checked against the same policy.
  */
 import { z } from "zod";
+import { readBounded } from "../bounded-read.js";
 import { htmlToText } from "./html-to-text.js";
 import { boundedForModel, formatCount, previewBlock } from "./render.js";
 import { ToolError, type Tool } from "./tool.js";
@@ -47,7 +48,7 @@ export const webFetchTool: Tool<WebFetchInput> = {
         await response.body?.cancel();
         throw new ToolError(`${finalUrl} is ${type || "of an unknown type"}, not text; web_fetch only reads text and HTML.`);
       }
-      const body = await readBounded(response, MAX_BODY_BYTES);
+      const body = await readBounded(response.body, MAX_BODY_BYTES);
       const raw = decode(body.bytes, type);
       const text = /html/i.test(type) || (!type && /^\s*</.test(raw)) ? htmlToText(raw) : raw;
       const header = `${finalUrl} (${type || "unknown type"}, ${formatCount(body.bytes.byteLength)} bytes${
@@ -90,40 +91,6 @@ async function fetchFollowingRedirects(start: URL, signal: AbortSignal): Promise
 function isTextual(contentType: string): boolean {
   if (contentType === "") return true;
   return /^text\/|^application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh)\b|^image\/svg\+xml/i.test(contentType);
-}
-
-/** Reads at most `limit` bytes and cancels the rest, so a huge body costs only what is kept. */
-async function readBounded(response: Response, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(), truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = limit - size;
-    chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
-    size += Math.min(value.byteLength, room);
-    if (value.byteLength >= room) {
-      truncated = value.byteLength > room || !(await isDone(reader));
-      break;
-    }
-  }
-  await reader.cancel().catch(() => undefined);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { bytes, truncated };
-}
-
-/** After exactly `limit` bytes, peeks once to tell "exactly full" from "more to come". */
-async function isDone(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
-  const next = await reader.read();
-  return next.done;
 }
 
 function decode(bytes: Uint8Array, contentType: string): string {
