@@ -64,11 +64,6 @@ export class ServiceRequests {
     if (typeof id === "string" || typeof id === "number") this.#entries.delete(idKey(id));
   }
 
-  /** How many requests are remembered (for tests). */
-  get size(): number {
-    return this.#entries.size;
-  }
-
   /** A new link is open: answers that went out on an earlier one are remembered afresh, since the service's copies come now. */
   reopened(now: number): void {
     for (const entry of this.#entries.values()) if (entry.sentAt !== undefined) entry.sentAt = now;

@@ -47,11 +47,15 @@ describe("ServiceRequests", () => {
     requests.answered("s:3", "answer");
     requests.notified({ jsonrpc: "2.0", method: "session/update", params: { requestId: "s:1" } });
     requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: { not: "an id" } } });
-    expect(requests.size).toBe(3);
+    // Still remembered: their copies are held back.
+    for (const id of ["s:1", 7, "s:3"]) expect(requests.arrived(id, 1, false)).toEqual({ kind: "copy" });
     requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "s:1" } });
     requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 7 } });
     requests.notified({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "s:3" } });
-    expect(requests.size).toBe(0);
+    // Forgotten: nothing to answer, and the same id is new again.
     expect(requests.answered("s:1", "late")).toBe(false);
+    expect(requests.answered(7, "late")).toBe(false);
+    expect(requests.answered("s:3", "late")).toBe(false);
+    expect(requests.arrived("s:3", 2, false)).toEqual({ kind: "new" });
   });
 });
