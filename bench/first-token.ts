@@ -21,7 +21,7 @@ import { callFor, CWD, initialize, newSession, nonce, overheadOf, runPrompt, sle
 const PROMPTS_PER_SESSION = 10;
 const GAP_MS = 10;
 
-class PathRun {
+export class PathRun {
   readonly samples: Overhead[] = [];
   readonly endToEnd: number[] = [];
   #sessionId: string | undefined;

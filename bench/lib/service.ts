@@ -99,7 +99,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
  * wrangler's ProxyWorker on the public port, and one with the user Worker
  * (on a random port). The second is the one that does the service's work.
  */
-function findWorkerPid(server: DevServer): number | undefined {
+export function findWorkerPid(server: DevServer): number | undefined {
   try {
     const pids = execFileSync("pgrep", ["-g", String(server.pid), "workerd"], { encoding: "utf8" }).trim().split("\n").map(Number);
     return pids.find((pid) => !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`entry=127.0.0.1:${server.port}`));
