@@ -12,9 +12,10 @@
  * skip the line, since a turn may be waiting on one.
  */
 import { maxFrameBytes } from "../config.js";
+import type { KeyStatus } from "../db/api-keys.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
-import { checkKey, watchKey } from "../keys/key-watch.js";
+import { checkKey, currentKeyStatus, watchKey } from "../keys/key-watch.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { ConnectionStateStore } from "./connection-state.js";
@@ -107,6 +108,11 @@ export class Connection {
   /** The alarm: a connection made with a managed key closes once the key is revoked or expires. */
   checkKey(): Promise<void> {
     return checkKey(this.ctx, this.env.DB);
+  }
+
+  /** The managed key this connection was opened with, read from D1 now ("active" for a bootstrap token). */
+  keyStatus(): Promise<KeyStatus> {
+    return currentKeyStatus(this.ctx, this.env.DB);
   }
 
   /** Frames from session objects; false when the socket is gone. */

@@ -2,8 +2,8 @@
  * ACP `logout` on a direct connection: the connection becomes unauthenticated.
  * Its sessions are let go (no more updates reach it) and every request but
  * `initialize`, `authenticate` and `logout` answers -32000 until the client
- * authenticates again. The WebSocket stays open: the bearer token checked at
- * the upgrade is what `authenticate` confirms.
+ * authenticates again. The WebSocket stays open: `authenticate` confirms the
+ * credential it was opened with, checked again (see authenticate.ts).
  */
 import { AGENT_METHODS, authRequired } from "@hermes-edge/protocol";
 import type { Connection } from "./connection.js";

@@ -5,8 +5,8 @@
  */
 import type { z } from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
-import { initializeResult, TOKEN_AUTH_METHOD_ID } from "../acp/capabilities.js";
-import { afterSeqOf, authRequired, connectionIdMeta, invalidParams, type RequestId } from "@hermes-edge/protocol";
+import { initializeResult } from "../acp/capabilities.js";
+import { afterSeqOf, connectionIdMeta, invalidParams, type RequestId } from "@hermes-edge/protocol";
 import {
   zAuthenticate,
   zInitialize,
@@ -25,6 +25,7 @@ import {
   zSubagentRef,
   zUnstableSessionRef,
 } from "../acp/params.js";
+import { authenticate } from "./authenticate.js";
 import { archiveSession, ownedSession, statusOf, unarchiveSession } from "./session-archive.js";
 import { LISTED_KINDS } from "../db/session-index.js";
 import { logout } from "./logout.js";
@@ -58,14 +59,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     return { ...initializeResult(params.clientCapabilities), _meta: connectionIdMeta(connection.id) };
   }),
 
-  authenticate: spec(zAuthenticate, async (params, { connection }) => {
-    // The token was checked before the upgrade; only the advertised method is accepted.
-    if (params.methodId !== TOKEN_AUTH_METHOD_ID) {
-      throw authRequired(`unknown authentication method "${params.methodId}"; use "${TOKEN_AUTH_METHOD_ID}"`);
-    }
-    if (connection.state.get()?.loggedOut) connection.state.update({ loggedOut: false });
-    return {};
-  }),
+  authenticate: spec(zAuthenticate, (params, { connection }) => authenticate(params, connection)),
 
   logout: spec(zLogout, async (_params, { connection }) => {
     await logout(connection);

@@ -7,7 +7,7 @@
  * Worker. Connections made with a bootstrap token carry no key id and are not watched.
  * @module
  */
-import { ApiKeyStore, keyStatus } from "../db/api-keys.js";
+import { ApiKeyStore, keyStatus, type KeyStatus } from "../db/api-keys.js";
 
 /** Internal header set by the Worker after authentication; a client's own value is dropped. */
 export const KEY_ID_HEADER = "X-Hermes-Key-Id";
@@ -49,4 +49,16 @@ export async function checkKey(ctx: DurableObjectState, db: D1Database): Promise
     return;
   }
   for (const ws of open) ws.close(KEY_REVOKED_CLOSE_CODE, status === "expired" ? "key expired" : "key revoked");
+}
+
+/**
+ * The connection's managed key as D1 has it now, not as the alarm last saw
+ * it (up to `KEY_CHECK_INTERVAL_MS` ago): for `authenticate`, which must not
+ * log a revoked key back in. A bootstrap token's connection has no key: "active".
+ */
+export async function currentKeyStatus(ctx: DurableObjectState, db: D1Database): Promise<KeyStatus> {
+  const keyId = await ctx.storage.get<string>(STORAGE_KEY);
+  if (!keyId) return "active";
+  const row = await new ApiKeyStore(db).get(keyId);
+  return row ? keyStatus(row, Date.now()) : "revoked";
 }

@@ -132,3 +132,79 @@ describe("two requests at once", () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe("an Enter pressed twice to answer a dialog", () => {
+  const prompt = (page: Page) => page.getByRole("textbox", { name: "Prompt", exact: true });
+  const userPrompts = (page: Page) => page.locator(".msg-user .prompt-text").allInnerTexts();
+
+  /**
+   * The user sends a prompt and starts typing the next one; the dialog takes focus. Once it is
+   * answered with Enter, focus goes back to the draft: a second Enter right after (or the key
+   * held down) is part of answering, and must neither send the draft nor change it.
+   */
+  async function answerTwice(page: Page, answer: () => Promise<void>, reply: string): Promise<void> {
+    await answer();
+    await page.keyboard.press("Enter");
+    await page.keyboard.down("Enter");
+    await page.keyboard.down("Enter"); // the key held: a repeat
+    await page.keyboard.up("Enter");
+    await page.keyboard.press("Shift+Enter");
+    await expect.poll(() => agentMessages(page)).toEqual([reply]);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("prompt");
+    expect(await prompt(page).inputValue()).toBe("the next one");
+    expect(await userPrompts(page)).toHaveLength(1);
+    // A deliberate Enter, later, still sends.
+    await new Promise((r) => setTimeout(r, 1000));
+    await page.keyboard.press("Enter");
+    await expect.poll(() => userPrompts(page)).toHaveLength(2);
+    expect(await prompt(page).inputValue()).toBe("");
+  }
+
+  it("does not send the draft in the prompt box after answering a permission with Enter", async () => {
+    rig.mock.setScript("dialog-enter-allow", [writeStep("/workspace/enter.md", { firstTokenDelayMs: 1500 }), { text: "Wrote it." }]);
+    rig.mock.setScript("dialog-enter-next", [{ text: "Next done." }]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await prompt(page).fill("Write it [[mock:dialog-enter-allow]]");
+    await page.keyboard.press("Enter");
+    await prompt(page).fill("the next one");
+    const dialog = page.getByRole("dialog", { name: "Write /workspace/enter.md" });
+    await dialog.waitFor();
+    await answerTwice(
+      page,
+      async () => {
+        await page.keyboard.press("Tab");
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
+        await page.keyboard.press("Enter");
+      },
+      "Wrote it.",
+    );
+    expect(errors).toEqual([]);
+  });
+
+  it("does not send the draft in the prompt box after submitting a question's answer with Enter", async () => {
+    rig.mock.setScript("dialog-enter-ask", [
+      { firstTokenDelayMs: 1500, toolCalls: [{ name: "clarify", arguments: { question: "Which name?" } }] },
+      { text: "Named." },
+    ]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    await prompt(page).fill("Ask me [[mock:dialog-enter-ask]]");
+    await page.keyboard.press("Enter");
+    await prompt(page).fill("the next one");
+    const dialog = page.getByRole("dialog", { name: "Which name?" });
+    await dialog.waitFor();
+    await answerTwice(
+      page,
+      async () => {
+        await dialog.getByRole("textbox", { name: "Answer", exact: true }).fill("Ada");
+        await page.keyboard.press("Enter");
+      },
+      "Named.",
+    );
+    expect(String(rig.mock.calls("dialog-enter-ask")[1]!.body.messages.find((m) => m.role === "tool")?.content)).toBe("The user answered: Ada");
+    expect(errors).toEqual([]);
+  });
+});

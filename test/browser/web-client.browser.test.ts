@@ -110,6 +110,34 @@ describe("the browser workspace", () => {
       return (await (await root.getFileHandle("notes.md")).getFile()).text();
     });
 
+  it("says why the file list could not be read, and lists the files once the user tries again", async () => {
+    const { page, errors } = await rig.page();
+    await page.goto(rig.url);
+    // A file named "workspace" where the workspace's folder belongs: the browser refuses to open it as one.
+    await page.evaluate(async () => {
+      await (await navigator.storage.getDirectory()).getFileHandle("workspace", { create: true });
+    });
+    await signIn(page, rig.url);
+    const alert = page.locator("aside.workspace").getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.locator("p").innerText()).toBe(
+      'Could not list the workspace files. This site\'s private file system holds a file named "workspace" where the workspace folder belongs.',
+    );
+    expect(await page.locator("aside.workspace").getByText("No files yet.").count()).toBe(0);
+    await page.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      await root.removeEntry("workspace");
+      const notes = await (await root.getDirectoryHandle("workspace", { create: true })).getFileHandle("notes.md", { create: true });
+      const writable = await notes.createWritable();
+      await writable.write("kept\n");
+      await writable.close();
+    });
+    await alert.getByRole("button", { name: "Try again", exact: true }).click();
+    await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "notes.md", exact: true }).waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it("lets write_file change a file after asking in a dialog, and shows the diff", async () => {
     rig.mock.setScript("web-write", [
       { toolCalls: [{ name: "write_file", arguments: { path: "/workspace/notes.md", content: "# Notes\n\nhello from hermes\n" } }] },

@@ -4,7 +4,8 @@
  * its sessions are let go and session methods answer -32000 until `authenticate`.
  */
 import { describe, expect, it } from "vitest";
-import { mockScript, TestClient, uniqueKey } from "./acp-test-client.js";
+import { mockScript, sleep, TestClient, uniqueKey } from "./acp-test-client.js";
+import { admin, createKey, uniqueTenant } from "./admin-client.js";
 
 describe("logout", () => {
   it("is advertised as agentCapabilities.auth.logout", async () => {
@@ -62,5 +63,54 @@ describe("logout", () => {
     expect((await client.request("session/list", {})).error.code).toBe(-32000);
     expect(client.closed).toBeNull();
     client.close();
+  });
+
+  describe("authenticate with a managed key", () => {
+    const loggedOut = (method: string) => ({ code: -32000, message: "Authentication required", data: { detail: `logged out: call authenticate before "${method}"` } });
+
+    it("refuses at once a key revoked since the connection opened (before the next key check), and the connection stays logged out", async () => {
+      const { id, key } = await createKey(uniqueTenant());
+      const client = await TestClient.ready({ token: key });
+      await client.newSession();
+      expect(await client.call("logout", {})).toEqual({});
+      expect((await admin(`/keys/${id}`, { method: "DELETE" })).status).toBe(200);
+
+      const refused = await client.request("authenticate", { methodId: "hermes-edge-token" });
+      expect(refused.error).toEqual({
+        code: -32000,
+        message: "Authentication required",
+        data: { detail: "key revoked since this connection opened: connect again with an active key" },
+      });
+      expect((await client.request("session/list", {})).error).toEqual(loggedOut("session/list"));
+      expect((await client.request("session/new", { cwd: "/work/project", mcpServers: [] })).error).toEqual(loggedOut("session/new"));
+      expect(client.closed).toBeNull();
+      client.close();
+    });
+
+    it("refuses a key that expired since the connection opened", async () => {
+      const { key } = await createKey(uniqueTenant(), "short", new Date(Date.now() + 1_500).toISOString());
+      const client = await TestClient.ready({ token: key });
+      await client.call("logout", {});
+      await sleep(1_600);
+      const refused = await client.request("authenticate", { methodId: "hermes-edge-token" });
+      expect(refused.error).toMatchObject({ code: -32000, data: { detail: "key expired since this connection opened: connect again with an active key" } });
+      expect((await client.request("session/list", {})).error).toEqual(loggedOut("session/list"));
+      client.close();
+    });
+
+    it("logs a key that is still active back in", async () => {
+      const tenant = uniqueTenant();
+      const { key } = await createKey(tenant);
+      // Another key of the same tenant revoked meanwhile changes nothing for this one.
+      const other = await createKey(tenant);
+      const client = await TestClient.ready({ token: key });
+      const sessionId = await client.newSession();
+      await client.call("logout", {});
+      expect((await admin(`/keys/${other.id}`, { method: "DELETE" })).status).toBe(200);
+      expect(await client.call("authenticate", { methodId: "hermes-edge-token" })).toEqual({});
+      const listed = await client.call("session/list", {});
+      expect(listed.sessions.map((s: { sessionId: string }) => s.sessionId)).toContain(sessionId);
+      client.close();
+    });
   });
 });

@@ -5,10 +5,11 @@
  * constraint validation checks required fields (not only spaces), lengths and ranges.
  * @module
  */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
 import type { ConnectionStatus } from "../../client/index.js";
 import type { ElicitationAsk } from "../state/app-controller.js";
 import { DialogConnectionStatus } from "./dialog-connection-status.js";
+import { useModalDialog } from "./use-modal-dialog.js";
 import { blankAnswerMessage, formContent, formFields, initialValues, type FormField, type FormValues } from "../state/elicitation-form.js";
 
 type Set = (name: string, value: FormValues[string]) => void;
@@ -125,14 +126,9 @@ export function ElicitationDialog({ ask, sessionTitle, status }: { ask: Elicitat
   const heading = useRef<HTMLHeadingElement>(null);
   const fields = useMemo(() => formFields(ask.params.requestedSchema), [ask.id]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    // The heading, not the first field (the dialog's default): what the user was typing into
-    // the prompt box must not land in an answer, and its Enter must not submit one.
-    heading.current?.focus();
-    return () => el?.close();
-  }, [ask.id]);
+  // The heading, not the first field (the dialog's default): what the user was typing into
+  // the prompt box must not land in an answer, and its Enter must not submit one.
+  useModalDialog(dialog, heading, ask.id);
   const id = `elicitation-${ask.id}`;
   const set: Set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
   return (

@@ -6,21 +6,17 @@
  * must not approve an edit or a command. Escape does not close it either.
  * @module
  */
-import { useEffect, useRef } from "preact/hooks";
+import { useRef } from "preact/hooks";
 import type { ConnectionStatus } from "../../client/index.js";
 import type { PermissionAsk } from "../state/app-controller.js";
 import { DialogConnectionStatus } from "./dialog-connection-status.js";
 import { ToolContent } from "./tool-call-card.js";
+import { useModalDialog } from "./use-modal-dialog.js";
 
 export function PermissionDialog({ ask, sessionTitle, status }: { ask: PermissionAsk; sessionTitle: string | null; status: ConnectionStatus | null }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    heading.current?.focus();
-    return () => el?.close();
-  }, [ask.id]);
+  useModalDialog(dialog, heading, ask.id);
   const { toolCall, options } = ask.params;
   const title = toolCall.title ?? "The agent asks for permission";
   return (

@@ -5,11 +5,13 @@
  * (still a textbox: "Prompt" is the name clients and checks find it by) owns
  * that list through aria-controls and aria-activedescendant, so a screen
  * reader announces the option chosen while focus stays in the text. Pasted or attached images go
- * with the prompt as image blocks.
+ * with the prompt as image blocks. An Enter still answering a dialog (held, or pressed twice) is
+ * ignored: see {@link DialogEnterGuard}.
  * @module
  */
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { DialogEnterGuard } from "../state/dialog-enter-guard.js";
 import { matchingCommands } from "../state/slash-completion.js";
 
 const COMMANDS_ID = "slash-commands";
@@ -42,6 +44,12 @@ export function PromptBox(props: {
   const [selected, setSelected] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
+  const [enterGuard] = useState(() => new DialogEnterGuard());
+  useEffect(() => {
+    const note = (event: KeyboardEvent) => enterGuard.sawKeydown(event, event.target instanceof Element && event.target.closest("dialog") !== null);
+    document.addEventListener("keydown", note, true);
+    return () => document.removeEventListener("keydown", note, true);
+  }, [enterGuard]);
   const suggestions = dismissed ? [] : matchingCommands(text, props.commands);
   const expanded = suggestions.length > 0;
   const active = Math.min(selected, suggestions.length - 1);
@@ -69,6 +77,10 @@ export function PromptBox(props: {
   };
 
   const onKeyDown = (event: KeyboardEvent) => {
+    if (enterGuard.swallows(event)) {
+      event.preventDefault();
+      return;
+    }
     if (suggestions.length > 0) {
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();

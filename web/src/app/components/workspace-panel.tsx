@@ -4,26 +4,20 @@
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { OpfsWorkspace, WORKSPACE_ROOT, type WorkspaceFile } from "../workspace/opfs-workspace.js";
+import { OpfsWorkspace, WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
+import { useWorkspaceFiles } from "./use-workspace-files.js";
 
 function size(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
-  const [files, setFiles] = useState<WorkspaceFile[]>([]);
   const [name, setName] = useState("");
   const [open, setOpen] = useState<{ path: string; text: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const upload = useRef<HTMLInputElement>(null);
   const available = OpfsWorkspace.available();
-
-  useEffect(() => {
-    if (!available) return;
-    const refresh = () => void workspace.list().then(setFiles, (err: unknown) => setError(String(err)));
-    refresh();
-    return workspace.onChange(refresh);
-  }, [workspace, available]);
+  const { files, failure, retry } = useWorkspaceFiles(workspace, available);
 
   // The view follows its file: the agent may rewrite it, the user delete it.
   const openPath = open?.path;
@@ -65,7 +59,16 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
           </li>
         ))}
       </ul>
-      {files.length === 0 ? <p class="muted empty-small">No files yet.</p> : null}
+      {failure ? (
+        <div class="workspace-failure" role="alert">
+          <p class="error">Could not list the workspace files. {failure}</p>
+          <button type="button" class="secondary" onClick={retry}>
+            Try again
+          </button>
+        </div>
+      ) : files.length === 0 ? (
+        <p class="muted empty-small">No files yet.</p>
+      ) : null}
       <form
         class="new-file"
         onSubmit={(e) => {

@@ -76,7 +76,13 @@ export class OpfsWorkspace {
   }
 
   async #root(): Promise<FileSystemDirectoryHandle> {
-    return (await navigator.storage.getDirectory()).getDirectoryHandle("workspace", { create: true });
+    try {
+      return await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace", { create: true });
+    } catch (err) {
+      // Put there by something else on this origin; the browser's own text names neither the file nor the folder.
+      if (isTypeMismatch(err)) throw new Error(`This site's private file system holds a file named "workspace" where the workspace folder belongs`, { cause: err });
+      throw err;
+    }
   }
 
   async #dir(segments: string[], create: boolean): Promise<FileSystemDirectoryHandle | undefined> {
