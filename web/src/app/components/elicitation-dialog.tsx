@@ -7,7 +7,7 @@
  */
 import { useMemo, useRef, useState } from "preact/hooks";
 import type { ConnectionStatus } from "../../client/index.js";
-import type { ElicitationAsk } from "../state/app-controller.js";
+import type { ElicitationAsk } from "../state/app-state.js";
 import { DialogConnectionStatus } from "./dialog-connection-status.js";
 import { useModalDialog } from "./use-modal-dialog.js";
 import { blankAnswerMessage, formContent, formFields, initialValues, type FormField, type FormValues } from "../state/elicitation-form.js";

@@ -8,7 +8,7 @@
  */
 import { useRef } from "preact/hooks";
 import type { ConnectionStatus } from "../../client/index.js";
-import type { PermissionAsk } from "../state/app-controller.js";
+import type { PermissionAsk } from "../state/app-state.js";
 import { DialogConnectionStatus } from "./dialog-connection-status.js";
 import { ToolContent } from "./tool-call-card.js";
 import { useModalDialog } from "./use-modal-dialog.js";

@@ -4,7 +4,8 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import type { AppController, AppState } from "../state/app-controller.js";
+import type { AppController } from "../state/app-controller.js";
+import type { AppState } from "../state/app-state.js";
 import { WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
 
 function when(iso: string | null | undefined): string {

@@ -5,7 +5,8 @@
  * @module
  */
 import type { SessionConfigOption, SessionConfigSelectOption } from "@agentclientprotocol/sdk";
-import type { AppController, AppState } from "../state/app-controller.js";
+import type { AppController } from "../state/app-controller.js";
+import type { AppState } from "../state/app-state.js";
 import type { Transcript } from "../state/transcript.js";
 import { PromptBox } from "./prompt-box.js";
 import { TranscriptView } from "./transcript-view.js";

@@ -1,6 +1,7 @@
 /** The sign-in form: a service key, "Remember this browser", "Sign in". */
 import { useState } from "preact/hooks";
-import type { AppController, AppState } from "../state/app-controller.js";
+import type { AppController } from "../state/app-controller.js";
+import type { AppState } from "../state/app-state.js";
 
 export function SignIn({ controller, state }: { controller: AppController; state: AppState }) {
   const [key, setKey] = useState("");

@@ -11,7 +11,6 @@ import type {
   ContentBlock,
   CreateElicitationRequest,
   CreateElicitationResponse,
-  ElicitationFormMode,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionInfo,
@@ -21,57 +20,8 @@ import { connect, type ConnectionStatus, type HermesConnection } from "../../cli
 import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
 import { pendingAnswer } from "./pending-answer.js";
+import { INITIAL, type AppState, type ElicitationAsk } from "./app-state.js";
 import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
-
-export interface PermissionAsk {
-  readonly id: number;
-  readonly params: RequestPermissionRequest;
-  readonly answer: (optionId: string | null) => void;
-}
-
-/** A form-mode question; the dialog answers it once (accept, decline or cancel). */
-export interface ElicitationAsk {
-  readonly id: number;
-  readonly params: CreateElicitationRequest & ElicitationFormMode & { mode: "form" };
-  readonly answer: (response: CreateElicitationResponse) => void;
-}
-
-export interface SessionsState {
-  readonly items: readonly SessionInfo[];
-  readonly nextCursor: string | null;
-  readonly filter: string;
-  readonly loading: boolean;
-  readonly error: string | null;
-}
-
-export interface AppState {
-  readonly phase: "signed-out" | "signing-in" | "ready";
-  readonly signInError: string | null;
-  readonly status: ConnectionStatus | null;
-  readonly sessions: SessionsState;
-  readonly activeSessionId: string | null;
-  readonly transcripts: Readonly<Record<string, Transcript>>;
-  /** Sessions with a turn running, started here or by another client. */
-  readonly running: Readonly<Record<string, boolean>>;
-  readonly permissions: readonly PermissionAsk[];
-  readonly elicitations: readonly ElicitationAsk[];
-  readonly error: string | null;
-}
-
-const NO_SESSIONS: SessionsState = { items: [], nextCursor: null, filter: "", loading: false, error: null };
-
-const INITIAL: AppState = {
-  phase: "signed-out",
-  signInError: null,
-  status: null,
-  sessions: NO_SESSIONS,
-  activeSessionId: null,
-  transcripts: {},
-  running: {},
-  permissions: [],
-  elicitations: [],
-  error: null,
-};
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
