@@ -208,11 +208,14 @@ describe("runTurn: the tool-calling loop", () => {
       { text: "3 and 30" },
     ]);
     const log: string[] = [];
-    const h = harness();
+    // Each call is counted (for usage) before it runs, once.
+    const counted: number[] = [];
+    const h = harness({ toolCallStarted: () => void counted.push(log.length) });
     const outcome = await runTurn(turnInput(key, [addTool(log, { c1: 30 })]), h.deps, new AbortController().signal);
 
     expect(outcome.stopReason).toBe("end_turn");
     expect(log).toEqual(['start c1 {"a":1,"b":2}', "end c1", 'start c2 {"a":10,"b":20}', "end c2"]);
+    expect(counted).toEqual([0, 2]);
     expect(h.updates.map((u) => [u.sessionUpdate, "toolCallId" in u ? u.toolCallId : null, "status" in u ? u.status : null])).toEqual([
       ["tool_call", "c1", "pending"],
       ["tool_call_update", "c1", "in_progress"],
