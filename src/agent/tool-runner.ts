@@ -32,9 +32,11 @@ function toolSpec(tool: AnyTool): ChatCompletionFunctionTool {
 /**
  * A zod tool's arguments as JSON Schema, every object closed
  * (`additionalProperties: false`): the model is told what `runToolCall`
- * enforces. OpenAI requires it of strict tools and other OpenAI-compatible
- * servers pass it through; MCP servers' schemas already carry it. The
- * `$schema` dialect URI is left out, as for MCP tools (some model APIs reject it).
+ * enforces. OpenAI accepts it (its strict tools require it), as do the usual
+ * OpenAI-compatible servers, and MCP servers' schemas already carry it to the
+ * model; Gemini-style schema subsets that reject it would reject those too.
+ * Enforcement does not depend on it. The `$schema` dialect URI is left out, as
+ * for MCP tools (some model APIs reject it).
  */
 function strictParameters(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, {
