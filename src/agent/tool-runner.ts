@@ -4,29 +4,50 @@
  */
 import { z } from "zod";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
+import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import type { ModelToolCall, ToolSpec } from "./model-provider.js";
 import type { TurnDeps } from "./turn-loop.js";
 import { ToolError, type AnyTool } from "../tools/tool.js";
+import { describeUnknownKeys, unknownArguments } from "./unknown-arguments.js";
 
 /** Tool specs are the same for every turn; converting zod to JSON Schema each time costs ~1 ms. */
-const specCache = new WeakMap<AnyTool, ToolSpec>();
+const specCache = new WeakMap<AnyTool, ChatCompletionFunctionTool>();
 
 export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
-  return tools.map((tool) => {
-    let spec = specCache.get(tool);
-    if (!spec) {
-      spec = {
-        type: "function",
-        function: {
-          name: tool.name,
-          description: tool.description,
-          parameters: tool.parameters ?? (z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>),
-        },
-      };
-      specCache.set(tool, spec);
-    }
-    return spec;
-  });
+  return tools.map(toolSpec);
+}
+
+function toolSpec(tool: AnyTool): ChatCompletionFunctionTool {
+  let spec = specCache.get(tool);
+  if (!spec) {
+    spec = {
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters ?? strictParameters(tool.inputSchema) },
+    };
+    specCache.set(tool, spec);
+  }
+  return spec;
+}
+
+/**
+ * A zod tool's arguments as JSON Schema, every object closed
+ * (`additionalProperties: false`): the model is told what `runToolCall`
+ * enforces. OpenAI accepts it (its strict tools require it), as do the usual
+ * OpenAI-compatible servers, and MCP servers' schemas already carry it to the
+ * model; Gemini-style schema subsets that reject it would reject those too.
+ * Enforcement does not depend on it. The `$schema` dialect URI is left out, as
+ * for MCP tools (some model APIs reject it).
+ */
+function strictParameters(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    io: "input",
+    override: ({ zodSchema, jsonSchema }) => {
+      // A loose object's catchall or a strict object's `false` is already said; a plain (stripping) object gets `false`.
+      if (zodSchema._zod.def.type === "object" && jsonSchema.additionalProperties === undefined) jsonSchema.additionalProperties = false;
+    },
+  }) as Record<string, unknown>;
+  const { $schema: _dialect, ...parameters } = json;
+  return parameters;
 }
 
 export async function runToolCall(
@@ -45,10 +66,13 @@ export async function runToolCall(
     // The parser's reason says where: arguments cut off at the model's output limit end early.
     return fail(deps, toolCallId, tool.name, call.arguments, `The arguments for ${tool.name} are not valid JSON (${jsonError}).`);
   }
+  // zod objects drop unknown keys; the closed schema the model was shown names them. A tool with its own
+  // schema (MCP) is checked by that schema's validator, which passes through what the schema allows.
+  const unknownKeys = tool.parameters ? [] : describeUnknownKeys(unknownArguments(toolSpec(tool).function.parameters, rawInput));
   const parsed = tool.inputSchema.safeParse(rawInput);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-    return fail(deps, toolCallId, tool.name, rawInput, `Invalid arguments for ${tool.name}: ${issues}`);
+  if (!parsed.success || unknownKeys.length > 0) {
+    const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
+    return fail(deps, toolCallId, tool.name, rawInput, `Invalid arguments for ${tool.name}: ${[...unknownKeys, ...issues].join("; ")}`);
   }
   const ctx = deps.toolContext(toolCallId, signal);
   deps.emit({

@@ -42,6 +42,13 @@ export interface TurnDeps {
   beforeModelCall?(messages: ChatMessage[], lastUsage: ModelUsage | undefined): Promise<ChatMessage[] | undefined>;
   /** A model call ended (whatever its outcome), with what it used: counted at once, so a turn cut short still counts it. */
   modelCallEnded?(usage: ModelUsage | undefined): void;
+  /**
+   * A tool call is about to run: counted at once, so a turn cut short still
+   * counts it. Called in the same synchronous stretch as the history write
+   * before it (the model's message or the previous tool's result), so its
+   * write joins theirs.
+   */
+  toolCallStarted?(): void;
   /** Observes progress (model call started, tool started/finished) for live status. */
   onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
 }
@@ -122,6 +129,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
       }
       toolsUsed.add(call.name);
       toolCallsRun += 1;
+      deps.toolCallStarted?.();
       deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
       const output = await runToolCall(call, input.tools, deps, signal);
       deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });

@@ -46,6 +46,8 @@ export interface TurnPorts {
   newId(): string;
   /** Counts a model call and its tokens towards the tenant's usage as soon as it ends, so a turn cut short still counts it. */
   countModelCall(usage: ModelUsage | undefined): void;
+  /** Counts a tool call towards the tenant's usage as it starts, for the same reason. */
+  countToolCall(): void;
   retry?: RetryPolicy;
   /** Spawns sub-agents; undefined when this session may not delegate. */
   subagents(): SubagentSpawner | undefined;
@@ -151,6 +153,7 @@ export async function runModelTurn(
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
       modelCallEnded: ports.countModelCall,
+      toolCallStarted: ports.countToolCall,
       beforeModelCall: async (messages, lastUsage) => {
         if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
         return [messages[0]!, ...store.history()];

@@ -238,7 +238,8 @@ export class PromptRunner {
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
-    // Usage is counted as it is spent (the turn now, each model call as it ends: `countModelCall`), so a turn a restart cuts off still counts.
+    // Usage is counted as it is spent (the turn now, each model call as it ends and each tool call as it starts:
+    // `countModelCall`, `countToolCall`), so a turn a restart cuts off still counts.
     this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
@@ -252,7 +253,6 @@ export class PromptRunner {
       this.#current = null;
       this.#injected = [];
     }
-    if (outcome.toolCalls) this.parts.slots.record({ toolCalls: outcome.toolCalls });
     await this.#finish(row, outcome);
   }
 

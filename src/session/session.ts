@@ -141,6 +141,7 @@ export class Session {
       coalesceMs: coalesceMs(env),
       newId: () => crypto.randomUUID(),
       countModelCall: (usage) => this.slots.record({ modelCalls: 1, inputTokens: usage?.promptTokens ?? 0, outputTokens: usage?.completionTokens ?? 0 }),
+      countToolCall: () => this.slots.record({ toolCalls: 1 }),
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
       upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
       mcp: this.mcp,

@@ -13,9 +13,9 @@
  * - While it runs: `renewLease(env, lease)` from the session's 30 s
  *   heartbeat; `false` means it expired, so acquire again.
  * - As a turn spends (`{ turns: 1 }` when it starts, `{ modelCalls: 1,
- *   inputTokens, outputTokens }` as each model call ends, `{ toolCalls }` when
- *   it ends), the counts are added up in the session's record, so a turn a
- *   restart cuts off still counts, and go with its next call to the tenant.
+ *   inputTokens, outputTokens }` as each model call ends, `{ toolCalls: 1 }` as
+ *   each tool call starts), the counts are added up in the session's record, so
+ *   a turn a restart cuts off still counts, and go with its next call to the tenant.
  * - When the runner goes idle (queue drained), or on close/delete:
  *   `releaseLease(env, lease, usage)`. Keep the lease in storage so a restarted
  *   object can release it; if it cannot, the lease expires on its own.

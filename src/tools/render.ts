@@ -24,7 +24,7 @@ export interface Truncated {
 export function truncateText(text: string, limit: number): Truncated {
   if (text.length <= limit) return { text, truncated: false, omitted: 0 };
   let cut = limit;
-  const newline = text.lastIndexOf("\n", limit);
+  const newline = text.lastIndexOf("\n", limit - 1);
   if (newline >= limit * 0.8) cut = newline + 1;
   const code = text.charCodeAt(cut - 1);
   if (code >= 0xd800 && code <= 0xdbff) cut -= 1;

@@ -81,6 +81,38 @@ describe("clarify", () => {
     editor.close();
   });
 
+  it("cuts an answer over 16 Ki characters (well under the frame limit) to the bound, marked, for the model, the editor and history", async () => {
+    const { editor, sessionId, key } = await setup();
+    const pasted = Array.from({ length: 3_000 }, (_, i) => `log line ${i}`).join("\n"); // 40,889 characters
+    editor.elicit = () => ({ action: "accept", content: { answer: pasted, unasked: "u".repeat(5_000) }, _meta: { note: "m".repeat(5_000) } });
+    const turn = await editor.turn(sessionId, key, [...steps(ask("q1", { question: "Paste the failing log?" })), { text: "next turn" }]);
+    expect(turn.stopReason).toBe("end_turn");
+    const read = toolResults(turn.calls[1]).q1!;
+    expect(read.length).toBeLessThan(16_384 + 300);
+    expect(read).toMatch(/^The user answered: log line 0\nlog line 1\n/);
+    expect(read).toMatch(/\n\n\[Truncated: The answer is 40,889 characters long; 24,513 more characters not included \(limit 16,384\)\. If you need the rest, ask the user to put it in a file you can read\.\]$/);
+    const outcome = editor.outcome(sessionId, "q1");
+    expect(outcome).toMatchObject({ status: "completed", rawOutput: { action: "accept", truncated: { characters: 40_889, omitted: 24_513 } } });
+    expect(outcome.content[0].content.text).toMatch(/\n… 24,513 more characters not passed on \(the answer is 40,889 characters; limit 16,384\)$/);
+    // Everything the call sent the editor (and the session keeps) is bounded; nothing the form did not ask for is kept.
+    expect(JSON.stringify(editor.toolUpdates(sessionId, "q1")).length).toBeLessThan(3 * 16_384 + 2_000);
+    expect(JSON.stringify(outcome.rawOutput)).not.toContain("unasked");
+    // The next turn's model call carries the same bounded result in its history.
+    const next = await editor.turn(sessionId, key, null);
+    expect(next.calls[2].body.messages.find((m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === "q1").content).toBe(read);
+    editor.close();
+  });
+
+  it("gives the model a precise tool error for a malformed answer, and the turn goes on", async () => {
+    const { editor, sessionId, key } = await setup();
+    editor.elicit = () => ({ action: "accept", content: { answer: 42 } });
+    const turn = await editor.turn(sessionId, key, steps(ask("q1", { question: "How many?" })));
+    expect(turn.stopReason).toBe("end_turn");
+    expect(toolResults(turn.calls[1]).q1).toBe("Error: The editor accepted the question but its answer is not usable (result.content.answer: the answer is not text).");
+    expect(editor.outcome(sessionId, "q1")).toMatchObject({ status: "failed" });
+    editor.close();
+  });
+
   it("session/cancel while the question is open ends the turn cancelled and withdraws the question with $/cancel_request", async () => {
     const { editor, sessionId, key } = await setup();
     editor.elicit = never;

@@ -79,6 +79,27 @@ describe("usage from real turns", () => {
   });
 });
 
+describe("usage of a turn's tool calls", () => {
+  it("counts each tool call a finished turn made exactly once, across its model calls", async () => {
+    const { key } = await tenantWithKey();
+    const mock = uniqueKey();
+    const plan = (content: string) => ({ todos: [{ content, status: "in_progress" }] });
+    await mockScript(mock, [
+      { toolCalls: [{ id: "t1", name: "todo", arguments: plan("a") }, { id: "t2", name: "todo", arguments: plan("b") }] },
+      // A call that fails its arguments was still made: the model spent it.
+      { toolCalls: [{ id: "t3", name: "todo", arguments: { todo: [] } }] },
+      { text: "done" },
+    ]);
+    const client = await TestClient.ready({ token: key });
+    const sessionId = await client.newSession(CWD);
+    expect((await client.prompt(sessionId, `plan [[mock:${mock}]]`).response).result).toEqual({ stopReason: "end_turn" });
+
+    const usage = await todaysUsage(key, (t) => t.turns === 1 && t.modelCalls === 3);
+    expect(usage.total).toMatchObject({ turns: 1, modelCalls: 3, toolCalls: 3, subagents: 0 });
+    client.close();
+  });
+});
+
 describe("usage a model server reports incompletely", () => {
   it("counts what it did report, and the session's later turns still reach GET /v1/usage", async () => {
     const { key } = await tenantWithKey();
@@ -103,12 +124,18 @@ describe("usage a model server reports incompletely", () => {
 });
 
 describe("usage of a turn a restart cuts off", () => {
-  it("counts the turn and the model calls it had made when GET /v1/usage is read after the restart", async () => {
+  it("counts the turn and the model and tool calls it had made when GET /v1/usage is read after the restart", async () => {
     const { key } = await tenantWithKey();
     const mock = uniqueKey();
-    // The model asks to read a file; the editor never answers, and then every object is evicted, as in a deploy.
+    // The model updates its plan, then asks to read a file; the editor never answers, and then every object is evicted, as in a deploy.
     await mockScript(mock, [
-      { toolCalls: [{ id: "call_r", name: "read_file", arguments: { path: `${CWD}/a.ts` } }], usage: { prompt_tokens: 11, completion_tokens: 2 } },
+      {
+        toolCalls: [
+          { id: "call_t", name: "todo", arguments: { todos: [{ content: "read a.ts", status: "in_progress" }] } },
+          { id: "call_r", name: "read_file", arguments: { path: `${CWD}/a.ts` } },
+        ],
+        usage: { prompt_tokens: 11, completion_tokens: 2 },
+      },
       { text: "never reached" },
     ]);
     const a = await TestClient.ready({ token: key }, { fs: { readTextFile: true } });
@@ -123,7 +150,8 @@ describe("usage of a turn a restart cuts off", () => {
     const b = await TestClient.ready({ token: key });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
     const usage = await todaysUsage(key, (t) => t.modelCalls === 1);
-    expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 0, subagents: 0 });
+    // Both tool calls had started (the second one was waiting for the editor): both count.
+    expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 2, subagents: 0 });
     a.close();
     b.close();
   });

@@ -183,11 +183,13 @@ describe("runTurn: the tool-calling loop", () => {
         function: {
           name: "add",
           description: "Adds two numbers.",
-          parameters: expect.objectContaining({
+          // Closed, as the runner enforces; no `$schema` URI, which some model APIs reject.
+          parameters: {
             type: "object",
             properties: { a: { type: "number" }, b: { type: "number" } },
             required: ["a", "b"],
-          }),
+            additionalProperties: false,
+          },
         },
       },
     ]);
@@ -206,11 +208,14 @@ describe("runTurn: the tool-calling loop", () => {
       { text: "3 and 30" },
     ]);
     const log: string[] = [];
-    const h = harness();
+    // Each call is counted (for usage) before it runs, once.
+    const counted: number[] = [];
+    const h = harness({ toolCallStarted: () => void counted.push(log.length) });
     const outcome = await runTurn(turnInput(key, [addTool(log, { c1: 30 })]), h.deps, new AbortController().signal);
 
     expect(outcome.stopReason).toBe("end_turn");
     expect(log).toEqual(['start c1 {"a":1,"b":2}', "end c1", 'start c2 {"a":10,"b":20}', "end c2"]);
+    expect(counted).toEqual([0, 2]);
     expect(h.updates.map((u) => [u.sessionUpdate, "toolCallId" in u ? u.toolCallId : null, "status" in u ? u.status : null])).toEqual([
       ["tool_call", "c1", "pending"],
       ["tool_call_update", "c1", "in_progress"],
@@ -239,6 +244,7 @@ describe("runTurn: the tool-calling loop", () => {
           { id: "c1", name: "nope", arguments: { x: 1 } },
           { id: "c2", name: "add", arguments: '{"a":1,' },
           { id: "c3", name: "add", arguments: { a: "two", b: 2 } },
+          { id: "c4", name: "add", arguments: { a: 1, b: 2, c: 3 } },
         ],
       },
       { text: "Sorry." },
@@ -258,6 +264,7 @@ describe("runTurn: the tool-calling loop", () => {
     })();
     const badJson = `The arguments for add are not valid JSON (${reason}).`;
     const badInput = "Invalid arguments for add: a: Invalid input: expected number, received string";
+    const unknownKey = 'Invalid arguments for add: unknown key "c" (accepted keys: a, b)';
     expect(log).toEqual([]);
     expect(h.updates).toEqual([
       { sessionUpdate: "tool_call", toolCallId: "c1", title: "nope", kind: "other", status: "failed", rawInput: { x: 1 }, content: text(unknown) },
@@ -271,11 +278,17 @@ describe("runTurn: the tool-calling loop", () => {
         rawInput: { a: "two", b: 2 },
         content: text(badInput),
       },
+      { sessionUpdate: "tool_call", toolCallId: "c4", title: "add", kind: "other", status: "failed", rawInput: { a: 1, b: 2, c: 3 }, content: text(unknownKey) },
       chunk("Sorry.", "id-3"),
     ]);
-    const answers = [toolMessage("c1", `Error: ${unknown}`), toolMessage("c2", `Error: ${badJson}`), toolMessage("c3", `Error: ${badInput}`)];
+    const answers = [
+      toolMessage("c1", `Error: ${unknown}`),
+      toolMessage("c2", `Error: ${badJson}`),
+      toolMessage("c3", `Error: ${badInput}`),
+      toolMessage("c4", `Error: ${unknownKey}`),
+    ];
     expect(h.recorded.slice(1)).toEqual([...answers, { role: "assistant", content: "Sorry." }]);
-    expect(sentMessages(key, 1).slice(-3)).toEqual(answers);
+    expect(sentMessages(key, 1).slice(-4)).toEqual(answers);
     expect(outcome).toMatchObject({ stopReason: "end_turn", modelCalls: 2, toolsUsed: ["nope", "add"] });
   });
 

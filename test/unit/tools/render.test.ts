@@ -7,6 +7,8 @@ describe("truncateText", () => {
     ["abcdefghij", 4, "abcd", 6],
     ["line1\nline2\nline3", 13, "line1\nline2\n", 5],
     ["line1\nline2\nline3", 16, "line1\nline2\nline", 1],
+    // A line break just past the limit is not kept: never more than `limit` characters.
+    ["line1\nline2\nline3", 11, "line1\nline2", 6],
     ["aaaaaaaaa\nb", 5, "aaaaa", 6],
     ["ab😀cd", 3, "ab", 4],
   ])("cuts %j at %d", (text, limit, kept, omitted) => {
