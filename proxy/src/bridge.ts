@@ -19,6 +19,7 @@ import { LoginState } from "./login-state.js";
 import { Outage } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { ServiceConnection, type DropAfterFrames } from "./service-connection.js";
+import { StdinEnd } from "./stdin-end.js";
 import { StdioMcpHost } from "./stdio-mcp-host.js";
 import { TurnEndedOptIn } from "./turn-ended-opt-in.js";
 import type { UpstreamHost } from "./upstream-host.js";
@@ -67,6 +68,7 @@ export class Bridge {
   #attempt = 0;
   #retry: NodeJS.Timeout | undefined;
   #exit: (code: number) => void = () => undefined;
+  readonly #stdinEnd: StdinEnd;
   readonly #drop: DropAfterFrames;
 
   constructor(options: BridgeOptions) {
@@ -76,6 +78,7 @@ export class Bridge {
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
     this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text));
+    this.#stdinEnd = new StdinEnd(options.log, () => this.#tracker.pendingCount, () => void this.stop(0));
   }
 
   /** Runs until stdin ends, a signal arrives or the token is refused; resolves with the exit code. */
@@ -87,10 +90,7 @@ export class Bridge {
         this.#fromEditor(frame, text);
         if (this.#state === "idle") this.#connectSoon(0);
       },
-      end: () => {
-        this.#o.log.info("stdin closed by the editor; shutting down");
-        void this.stop(0);
-      },
+      end: () => this.#stdinEnd.ended(),
     });
     this.#o.output.on("error", (err: Error) => {
       // EPIPE: the editor is gone. Nothing can be delivered any more.
@@ -104,6 +104,7 @@ export class Bridge {
   async stop(code: number): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
+    this.#stdinEnd.cancel();
     this.#o.upstreams?.stop();
     await Promise.all([this.#disconnect("editor closed the connection"), this.mcp.closeAll()]);
     this.#exit(code);
@@ -252,6 +253,7 @@ export class Bridge {
     if (verdict.forward && this.#turnEnded.forward(frame)) this.#editor.write(text, link);
     else this.#o.log.debug(`not forwarded: ${verdict.dropped ?? "the editor did not ask for _hermes/turn_ended"}`);
     this.#answerEditor(verdict.answers);
+    this.#stdinEnd.answered();
   }
 
   #onClose(link: ServiceConnection, code: number, reason: string): void {
@@ -365,6 +367,7 @@ export class Bridge {
     for (const { id } of answers) this.#oversize.answered(id);
     this.mcp.answeredLocally(answers);
     this.#editor.answer(answers);
+    this.#stdinEnd.answered();
   }
 
   #sendRequest(id: RequestId, text: string): void {

@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError, ResultSchema, type Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "./log.js";
+import { StderrTail } from "./stderr-tail.js";
 
 /** The inner outcome of one request, or why the server could not give one. */
 export type StdioOutcome = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { failed: string };
@@ -26,6 +27,8 @@ export class StdioMcpServer {
   #closed = false;
   /** Why the process is not running, once it stopped (or never started). */
   #down: string | null = null;
+  /** The current process's last stderr lines, for the messages that say it stopped. */
+  #stderr: StderrTail | undefined;
 
   constructor(
     readonly entry: McpServerStdioEntry,
@@ -53,17 +56,18 @@ export class StdioMcpServer {
     // The agent lists a server's tools at each turn's start and to reconnect it: that is when a dead process is started again, once.
     if (failure === null && this.#down !== null && method === "tools/list" && !this.#restarted && !this.#closed) {
       this.#restarted = true;
-      this.log.info(`MCP server "${this.entry.name}" stopped (${this.#down}); starting it again`);
+      this.log.info(`MCP server "${this.entry.name}" stopped (${this.#down}${this.#said()}); starting it again`);
       this.#starting = this.#start();
       failure = await this.#starting;
     }
     if (failure !== null) return { failed: failure };
-    if (this.#down !== null) return { failed: `the MCP server process stopped: ${this.#down}` };
+    if (this.#down !== null) return { failed: `the MCP server process stopped: ${this.#down}${this.#said()}` };
     try {
       return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: 5 * 60_000, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}) }) };
     } catch (err) {
       if (err instanceof McpError && err.code !== -32000 && err.code !== -32001) return { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
-      return { failed: this.#down ?? (err instanceof Error ? err.message : String(err)) };
+      if (this.#down !== null) await afterStderr();
+      return { failed: this.#down !== null ? `${this.#down}${this.#said()}` : err instanceof Error ? err.message : String(err) };
     }
   }
 
@@ -85,19 +89,24 @@ export class StdioMcpServer {
     }
   }
 
+  /** What the process that stopped wrote last on stderr, as a clause ("" while it runs). */
+  #said(): string {
+    return this.#down !== null && this.#down !== "closed" ? (this.#stderr?.describe() ?? "") : "";
+  }
+
   async #start(): Promise<string | null> {
     const { entry } = this;
     const env = { ...getDefaultEnvironment(), ...Object.fromEntries(entry.env.map((e) => [e.name, e.value])) };
     const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd: this.cwd, stderr: "pipe" });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      for (const line of String(chunk).split("\n")) if (line.trim()) this.log.info(`[mcp ${entry.name}] ${line}`);
-    });
+    const stderr = new StderrTail((line) => this.log.info(`[mcp ${entry.name}] ${line}`));
+    this.#stderr = stderr;
+    transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
     const client = new Client({ name: "hermes-edge-proxy", version: "1" }, { capabilities: {} });
     client.fallbackNotificationHandler = async (n) => this.notify(n);
     client.onclose = () => {
       if (this.#client === client && this.#down === null) {
         this.#down = this.#closed ? "closed" : "the process exited";
-        if (!this.#closed) this.log.warn(`MCP server "${entry.name}" exited`);
+        if (!this.#closed) void afterStderr().then(() => this.log.warn(`MCP server "${entry.name}" exited${stderr.describe()}`));
       }
     };
     this.#client = client;
@@ -106,13 +115,22 @@ export class StdioMcpServer {
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
       this.log.info(`MCP server "${entry.name}" started (pid ${transport.pid ?? "?"})`);
+      stderr.forget(); // its start-up banner says nothing about a later exit
       return null;
     } catch (err) {
-      const why = `could not start \`${[entry.command, ...entry.args].join(" ")}\`: ${err instanceof Error ? err.message : String(err)}`;
+      await afterStderr();
+      // The SDK says only "Connection closed" (-32000) when the process ended; what it wrote says why.
+      const cause = err instanceof McpError && err.code === -32000 ? "the process exited during the MCP handshake" : err instanceof Error ? err.message : String(err);
+      const why = `could not start \`${[entry.command, ...entry.args].join(" ")}\`: ${cause}${stderr.describe()}`;
       this.log.warn(`MCP server "${entry.name}": ${why}`);
       this.#down = why;
       await client.close().catch(() => undefined);
       return why;
     }
   }
+}
+
+/** Lets stderr data already read reach the tail: a process's "close" can come just before its last chunk is handed on. */
+function afterStderr(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -15,6 +15,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { notificationFrame, UPSTREAM_MESSAGE, withDeclaredUpstreams, zUpstreamMessage, type DeclaredUpstream, type IncomingRequest, requestFrame } from "@hermes-edge/protocol";
 import type { Logger } from "./log.js";
+import { StderrTail } from "./stderr-tail.js";
 import type { UpstreamCommands } from "./upstream-spec.js";
 
 type Message = { jsonrpc: "2.0"; id?: unknown; method?: unknown; [key: string]: unknown };
@@ -85,6 +86,8 @@ export class UpstreamHost {
 
 class HostedUpstream {
   #child: ChildProcess | undefined;
+  /** The current process's last stderr lines: why it died is usually there. */
+  #stderr: StderrTail | undefined;
   #restarts = 0;
   #dead: string | undefined;
   #stopping = false;
@@ -137,7 +140,9 @@ class HostedUpstream {
     this.#child = child;
     // A process already replaced (after its "error") may still print; its lines are not its successor's.
     createInterface({ input: child.stdout! }).on("line", (line) => this.#child === child && this.#fromProcess(line));
-    createInterface({ input: child.stderr! }).on("line", (line) => this.log.debug(`[upstream ${this.id}] ${line}`));
+    const stderr = new StderrTail((line) => this.log.debug(`[upstream ${this.id}] ${line}`));
+    this.#stderr = stderr;
+    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.stdin?.on("error", () => undefined); // EPIPE after a crash is reported by "close"
     child.on("error", (err) => this.#exited(child, `could not be started (${err.message})`));
     // "close", not "exit": it comes after the last line of stdout, so an answer printed just before
@@ -165,7 +170,8 @@ class HostedUpstream {
     if (this.#child !== child) return;
     this.#child = undefined;
     if (this.#stopping) return;
-    const cause = `the local upstream agent ${this.id} (${this.command}) ${why}`;
+    // "close" comes after the last of its stderr, so the tail is complete.
+    const cause = `the local upstream agent ${this.id} (${this.command}) ${why}${this.#stderr?.describe() ?? ""}`;
     this.log.warn(cause);
     for (const key of [...this.#pending]) this.#answer(key, this.#fail(JSON.parse(key), cause));
     if (this.#restarts >= 1) {

@@ -61,6 +61,28 @@ describe("pass-through", () => {
     expect(fx.service.closeCodes).toEqual([1000]);
   });
 
+  it("answers what the editor sent before it closed stdin, then exits 0 (a script piping its requests in)", async () => {
+    const p = startProxy();
+    // Written at once, stdin closed right after: none of them can have been answered yet.
+    p.sendRaw(
+      [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: INIT_PARAMS },
+        { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } },
+        { jsonrpc: "2.0", id: 3, method: "_test/echo", params: { last: true } },
+      ].map((m) => JSON.stringify(m) + "\n").join(""),
+    );
+    p.closeStdin();
+    expect((await p.exited).code).toBe(0);
+    expect(p.messages.filter((m) => !("method" in m)).map((m) => [m.id, "result" in m])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+    expect(p.stderr).toMatch(/stdin closed by the editor; shutting down once the service has answered 3 request/);
+    await waitUntil(() => fx.service.closeCodes.length > 0);
+    expect(fx.service.closeCodes).toEqual([1000]);
+  });
+
   it.each(["SIGTERM", "SIGINT"] as const)("exits 0 on %s after closing the socket cleanly", async (signal) => {
     const p = startProxy();
     await p.request("initialize", INIT_PARAMS);

@@ -12,6 +12,7 @@ import { useFakeService } from "./fixture.js";
 import { INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
 
 const fx = useFakeService();
+const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const TSX = pathToFileURL(fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url))).href;
 const LATE_TOOLS = fileURLToPath(new URL("../../test/support/late-tools-mcp-stdio.ts", import.meta.url));
@@ -139,5 +140,17 @@ describe("stdio MCP servers", () => {
     await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "ghost", command: "/nonexistent/ghost", args: [], env: [] }] });
     const answer = await fx.service.requestClient("g1", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "tools/list" });
     expect(answer["error"]).toMatchObject({ code: -33002, message: expect.stringMatching(/^MCP server "ghost": could not start `\/nonexistent\/ghost`: .*ENOENT/) });
+  });
+
+  it("says what a server that exits during its start wrote on stderr, not only that the connection closed", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    // server-filesystem exits with code 1 when none of its directories exists.
+    const files = { name: "files", command: process.execPath, args: [FILESYSTEM, "/nonexistent/hermes-dir"], env: [] };
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [files] });
+    const answer = await fx.service.requestClient("f1", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "tools/list" });
+    expect((answer["error"] as { message: string }).message).toMatch(
+      /^MCP server "files": could not start `.*`: the process exited during the MCP handshake; its stderr ended: ".*Error: None of the specified directories are accessible"$/,
+    );
   });
 });

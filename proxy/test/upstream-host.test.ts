@@ -96,6 +96,21 @@ describe("UpstreamHost across a reconnect", () => {
     expect(messages(received)[0]).toMatchObject({ params: { text: "m1" } });
   });
 
+  it("names what an agent that dies wrote on stderr in the error its pending request gets", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "upstream-host-")), "agent.cjs");
+    writeFileSync(file, `require("node:readline").createInterface({ input: process.stdin }).on("line", () => { console.error("error: not logged in; run copilot login"); process.exit(1); });`);
+    const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", () => undefined));
+    hosts.push(h);
+    const received: unknown[] = [];
+    h.online((text) => received.push(text));
+    h.fromService(request("a~1", "initialize"));
+    await until(() => received.length === 1);
+    expect(messages(received)[0]).toMatchObject({
+      id: "a~1",
+      error: { code: -32603, message: expect.stringMatching(/upstream agent echo .* exited with code 1; its stderr ended: "error: not logged in; run copilot login"$/) },
+    });
+  });
+
   it("ignores malformed messages from the service and upstreams it does not run", () => {
     const { host: h, lines } = host();
     h.fromService({ upstreamId: "echo", message: { id: 1 } });

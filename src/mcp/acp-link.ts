@@ -11,8 +11,9 @@ import {
   type McpMessageParams,
   type McpServerAcpEntry,
 } from "@hermes-edge/protocol";
-import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { MCP_CLIENT_INFO, McpServerError, type McpLink, type McpToolInfo } from "./mcp-link.js";
+import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_CLIENT_INFO, McpServerError, type McpLink } from "./mcp-link.js";
+import { listAllTools } from "./tool-list.js";
 
 /** Sends one `mcp/message` request on the declaring connection and resolves with the editor's (outer) result. */
 export type SendMcpMessage = (params: McpMessageParams, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<unknown>;
@@ -36,16 +37,7 @@ export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage, nextRequ
     return outcome.result;
   };
   return {
-    async listTools(options) {
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = ListToolsResultSchema.parse(await request("tools/list", cursor ? { cursor } : {}, options));
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
-    },
+    listTools: (options) => listAllTools((cursor) => request("tools/list", cursor ? { cursor } : {}, options)),
     async callTool(name, args, options) {
       return CallToolResultSchema.parse(await request("tools/call", { name, arguments: args }, options)) as CallToolResult;
     },

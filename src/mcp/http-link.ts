@@ -7,11 +7,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { McpServerEntry } from "@hermes-edge/protocol";
 import { isPrivateHost } from "../tools/url-policy.js";
-import { MCP_CLIENT_INFO, McpServerError, type McpLink, type McpToolInfo } from "./mcp-link.js";
+import { MCP_CLIENT_INFO, McpServerError, type McpLink } from "./mcp-link.js";
+import { listAllTools } from "./tool-list.js";
 
 type HttpEntry = Extract<McpServerEntry, { type: "http" | "sse" }>;
 
@@ -47,16 +48,9 @@ export async function connectHttp(
   client.onclose = () => options.onClosed();
   await client.connect(transport, { timeout: options.timeoutMs });
   return {
-    async listTools({ signal, timeoutMs }) {
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await mapErrors(() => client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(signal ? { signal } : {}) }));
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
-    },
+    // Read tool by tool (`tool-list.ts`), not with the SDK's listTools, which refuses the whole list for one bad tool.
+    listTools: ({ signal, timeoutMs }) =>
+      listAllTools((cursor) => mapErrors(() => client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: timeoutMs, ...(signal ? { signal } : {}) }))),
     async callTool(name, args, { signal, timeoutMs }) {
       const result = await mapErrors(() => client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs, resetTimeoutOnProgress: true }));
       return result as CallToolResult;

@@ -11,6 +11,8 @@ export interface McpToolInfo {
   description?: string | undefined;
   inputSchema: Record<string, unknown>;
   annotations?: ToolAnnotations | undefined;
+  /** Why the MCP schema refuses this tool (`tool-list.ts`): it is reported and not offered. */
+  invalid?: string | undefined;
 }
 
 export interface McpLink {

@@ -202,7 +202,8 @@ export class McpServers implements SubagentMcp {
     const builtins = builtinNames();
     for (const info of d.server.tools) {
       const name = mcpToolName(d.server.name, info.name);
-      if (builtins.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
+      if (info.invalid !== undefined) report?.(`${info.name.startsWith("#") ? `tool ${info.name}` : `tool "${info.name}"`} is left out: ${info.invalid}`);
+      else if (builtins.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
       else if (others.has(name) || offered.some((t) => t.name === name)) report?.(`tool "${info.name}" is left out: another MCP tool is already named ${name}`);
       else offered.push(mcpTool(d.server, info, name));
     }

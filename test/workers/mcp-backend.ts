@@ -11,7 +11,7 @@ import { McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { TestClient } from "./acp-test-client.js";
 
 export class McpBackend {
-  readonly #servers = new Map<string, { server: McpServer; client: Client; stopped: boolean }>();
+  readonly #servers = new Map<string, { server: McpServer; client: Client; stopped: boolean; alterList?: ((result: any) => unknown) | undefined }>();
   /** Every `mcp/message` request received: serverId and inner method. */
   readonly received: { serverId: string; method: string; params: any }[] = [];
 
@@ -19,15 +19,15 @@ export class McpBackend {
     client.onRequest("mcp/message", (p) => this.#handle(p));
   }
 
-  /** Starts a server with id `serverId`; `define` registers its tools. */
-  async add(serverId: string, define: (server: McpServer) => void): Promise<McpServer> {
+  /** Starts a server with id `serverId`; `define` registers its tools; `alterList` changes what its tools/list answers (a server that lists malformed tools). */
+  async add(serverId: string, define: (server: McpServer) => void, alterList?: (result: any) => unknown): Promise<McpServer> {
     const server = new McpServer({ name: serverId, version: "1.0.0" });
     define(server);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: "test-editor", version: "1.0.0" });
     await client.connect(clientSide);
-    this.#servers.set(serverId, { server, client, stopped: false });
+    this.#servers.set(serverId, { server, client, stopped: false, alterList });
     return server;
   }
 
@@ -46,7 +46,8 @@ export class McpBackend {
     if (entry.stopped) throw new Error(`MCP server ${p.serverId} exited`);
     const { _meta, ...params } = p.params ?? {};
     try {
-      return { result: await entry.client.request({ method: p.method, params } as never, ResultSchema) };
+      const result = await entry.client.request({ method: p.method, params } as never, ResultSchema);
+      return { result: p.method === "tools/list" && entry.alterList ? entry.alterList(result) : result };
     } catch (err) {
       if (err instanceof McpError) return { error: { code: err.code, message: err.message } };
       throw err;

@@ -249,6 +249,30 @@ describe("acp MCP servers over mcp/message", () => {
   });
 });
 
+describe("a server whose tools/list the MCP schema refuses in part", () => {
+  it("leaves out only the tools that fail it, naming each and why, and offers the others", async () => {
+    const broken = [{ name: "untyped", inputSchema: { properties: { q: { type: "string" } } } }, { description: "has no name", inputSchema: { type: "object" } }];
+    const { editor, sessionId, key } = await setup([acp("mixed")], (b) =>
+      b.add("mixed-id", (s) => s.registerTool("echo", { inputSchema: { message: z.string() }, annotations: { readOnlyHint: true } }, async ({ message }) => ({ content: [{ type: "text", text: message }] })), (result) => ({
+        ...result,
+        tools: [...result.tools, ...broken],
+      })),
+    );
+    const texts = (await notices(editor, sessionId, 1)).join("");
+    expect(texts).toMatch(/MCP server "mixed" \(acp\): tool "untyped" is left out: inputSchema\.type: Invalid input: expected "object"; tool #3 is left out: name: Invalid input/);
+    expect(texts).not.toMatch(/unavailable/);
+    const { calls } = await editor.turn(sessionId, key, [{ toolCalls: [call("m1", "mcp__mixed__echo", { message: "still here" })] }, { text: "ok" }]);
+    expect(offered(calls).filter((n: string) => n.startsWith("mcp__"))).toEqual(["mcp__mixed__echo"]);
+    expect(toolResults(calls[1]).m1).toBe("still here");
+  });
+
+  it("fails a server whose answer is no list of tools at all, saying so", async () => {
+    const { editor, sessionId } = await setup([acp("junk")], (b) => b.add("junk-id", (s) => s.registerTool("t", {}, async () => ({ content: [] })), () => ({ tools: "none" })));
+    const texts = (await notices(editor, sessionId, 1)).join("");
+    expect(texts).toMatch(/MCP server "junk" \(acp\): unavailable: its tools\/list answer is not a list of tools \(tools: Invalid input: expected array, received string\)/);
+  });
+});
+
 describe("which servers a session has", () => {
   it("takes them from session/load and session/fork too, for the connection that declared them", async () => {
     const first = await ScriptedEditor.open();

@@ -8,24 +8,32 @@
 import { parseToolCallText, type ParsedToolText } from "./tool-call-text.js";
 
 const MARKERS = ["<tool_call>", "```json", "~~~json"];
+const LONGEST_MARKER = Math.max(...MARKERS.map((m) => m.length));
+/** Any marker, ASCII letters in any case (no `u` flag: no Unicode case folding). */
+const MARKER = new RegExp(MARKERS.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
 
 export class HeldText {
   #text = "";
+  /** The text after what was shown: a marker can only start here (what was shown ended before any marker's beginning). */
+  #unshown = "";
   #emitted = 0;
   #holding = false;
 
-  /** Adds a chunk; returns the part that can be shown now. */
+  /**
+   * Adds a chunk; returns the part that can be shown now. Only the unshown
+   * text is searched, so a long answer in small chunks costs time in
+   * proportion to its length, not to its square.
+   */
   push(chunk: string): string {
     this.#text += chunk;
     if (this.#holding) return "";
-    const folded = this.#text.toLowerCase();
-    const starts = MARKERS.map((m) => folded.indexOf(m, Math.max(0, this.#emitted - m.length + 1))).filter((i) => i !== -1);
-    if (starts.length > 0) {
-      this.#holding = true;
-      return this.#release(Math.min(...starts));
-    }
-    // The tail may be the beginning of a marker split across chunks.
-    return this.#release(this.#text.length - partialMarkerLength(folded));
+    this.#unshown += chunk;
+    // Case folding stays in ASCII (the markers are ASCII): a fold that changes a string's length (İ) would shift every index.
+    MARKER.lastIndex = 0;
+    const start = MARKER.exec(this.#unshown)?.index;
+    if (start !== undefined) this.#holding = true;
+    // Else the tail may be the beginning of a marker split across chunks.
+    return this.#release(start ?? this.#unshown.length - partialMarkerLength(asciiLower(this.#unshown.slice(-LONGEST_MARKER))));
   }
 
   /** The answer is complete: the rest of the text to show, and the calls. */
@@ -36,12 +44,17 @@ export class HeldText {
     return { rest, parsed: { text: shown + rest, calls: parsed.calls } };
   }
 
-  #release(upTo: number): string {
-    if (upTo <= this.#emitted) return "";
-    const out = this.#text.slice(this.#emitted, upTo);
-    this.#emitted = upTo;
+  /** Shows the first `length` characters of the unshown text. */
+  #release(length: number): string {
+    const out = this.#unshown.slice(0, length);
+    this.#unshown = this.#holding ? "" : this.#unshown.slice(length);
+    this.#emitted += out.length;
     return out;
   }
+}
+
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 function partialMarkerLength(text: string): number {

@@ -132,6 +132,23 @@ describe("HeldText", () => {
     expect(json.end.parsed.calls).toEqual([{ name: "todo", arguments: "{}" }]);
   });
 
+  it("keeps up with a long answer in small chunks: a chunk costs the time of its own text, not of all the text before it", () => {
+    const held = new HeldText();
+    const chunk = "The Quick brown fox jumps over. ";
+    const started = performance.now();
+    let shown = 0;
+    for (let i = 0; i < 20_000; i++) shown += held.push(chunk).length;
+    // 640 KB in 32-byte chunks, as an upstream streams a long answer: before, each push lowercased the whole text (14 s here).
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(shown).toBe(20_000 * chunk.length);
+  });
+
+  it("holds back from the marker itself when text before it changes length in lower case (İ)", () => {
+    const { shown, end } = stream(["İstanbul İ ", '<tool_call>{"name":"todo","arguments":{}}</tool_call>']);
+    expect(shown.join("")).toBe("İstanbul İ ");
+    expect(end.parsed).toEqual({ text: "İstanbul İ ", calls: [{ name: "todo", arguments: "{}" }] });
+  });
+
   it("releases a partial marker that does not complete", () => {
     const { shown, end } = stream(["x <to", "p secret"]);
     expect(shown.join("") + end.rest).toBe("x <top secret");
