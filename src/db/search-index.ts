@@ -64,13 +64,20 @@ export class SearchIndex {
    * match), best first. `excludeSessionId` is the asking session, never returned;
    * for a sub-agent, neither are the sessions it was delegated from (its parent,
    * and theirs up to the first that is not a sub-agent): their work is its own task's.
+   * Nor does the asking session find, in the sessions of its own lineage (a fork
+   * and its source share a root), the messages it holds itself: a fork's copy of
+   * its source's history would otherwise find the source its own words, and the
+   * source the fork's copy of them.
    */
   async search(tenant: string, query: string, options: { limit?: number; excludeSessionId?: string } = {}): Promise<SearchHit[]> {
     const plan = searchPlan(query);
     if (!plan) return [];
     const limit = Math.min(Math.max(options.limit ?? DEFAULT_SEARCH_LIMIT, 1), MAX_SEARCH_LIMIT);
     const asking = options.excludeSessionId ?? "";
-    const inScope = sql`e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)`;
+    const notHeld = options.excludeSessionId
+      ? sql` AND NOT (e.session_id IN (SELECT id FROM lineage) AND e.digest IN (SELECT digest FROM held))`
+      : sql``;
+    const inScope = sql`e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)${notHeld}`;
     // Snippets and ranks are computed inside the hits query; the window then keeps each session's best row.
     const rows = await this.#db.all<HitRow>(sql`
       WITH RECURSIVE asking(id) AS (
@@ -78,6 +85,11 @@ export class SearchIndex {
         UNION
         SELECT s.parent_id FROM sessions s JOIN asking a ON s.id = a.id
         WHERE s.tenant = ${tenant} AND s.kind = 'subagent' AND s.parent_id IS NOT NULL
+      ),
+      -- By session id, through (session_id, digest): a tenant filter here would read all of the tenant's entries.
+      held(digest) AS (SELECT digest FROM search_entries WHERE session_id IN (SELECT id FROM asking)),
+      lineage(id) AS (
+        SELECT id FROM sessions WHERE tenant = ${tenant} AND root_id = (SELECT root_id FROM sessions WHERE tenant = ${tenant} AND id = ${asking})
       ),
       hits AS (${hitsOf(plan, tenant, inScope)}),
       best AS (
