@@ -1,18 +1,19 @@
 /**
  * The `session_search` index in D1: message rows in `search_entries`, searched
- * through the FTS5 table `search_fts` over them (see the custom migration).
+ * through the FTS5 tables over them (see the custom migrations): `search_fts`
+ * by word for most queries, `search_trigram` by substring for queries with
+ * Chinese, Japanese or Korean text (search-plan.ts says which).
  * Every read is scoped to one tenant and joined with the session index, so a
  * deleted session (or another tenant's) can never come back as a hit.
  */
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { searchEntries, type NewSearchEntry } from "../../schema/search-entries.js";
-import { ftsMatchExpression } from "./fts-query.js";
+import { MAX_SCANNED_ENTRIES, searchPlan, type SearchPlan } from "./search-plan.js";
+import { boundedSnippet, substringSnippet } from "./snippet.js";
 
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
-/** FTS5 counts a snippet in tokens, and one token can be a whole pasted blob: hits are cut to this around the match. */
-export const MAX_SNIPPET_CHARS = 400;
 /** D1 binds at most 100 parameters per statement; an entry row takes 6. */
 const ROWS_PER_INSERT = 16;
 
@@ -30,7 +31,10 @@ interface HitRow {
   title: string | null;
   cwd: string;
   updated_at: number;
-  snippet: string;
+  /** FTS5's snippet (word queries). */
+  snippet: string | null;
+  /** The best entry's text (substring queries make their snippet from it). */
+  text: string | null;
 }
 
 export class SearchIndex {
@@ -60,30 +64,39 @@ export class SearchIndex {
    * match), best first. `excludeSessionId` is the asking session, never returned;
    * for a sub-agent, neither are the sessions it was delegated from (its parent,
    * and theirs up to the first that is not a sub-agent): their work is its own task's.
+   * Nor does the asking session find, in the sessions of its own lineage (a fork
+   * and its source share a root), the messages it holds itself: a fork's copy of
+   * its source's history would otherwise find the source its own words, and the
+   * source the fork's copy of them.
    */
   async search(tenant: string, query: string, options: { limit?: number; excludeSessionId?: string } = {}): Promise<SearchHit[]> {
-    const match = ftsMatchExpression(query);
-    if (!match) return [];
+    const plan = searchPlan(query);
+    if (!plan) return [];
     const limit = Math.min(Math.max(options.limit ?? DEFAULT_SEARCH_LIMIT, 1), MAX_SEARCH_LIMIT);
-    // Snippets and ranks are computed inside the full-text query; the window then keeps each session's best row.
+    const asking = options.excludeSessionId ?? "";
+    const notHeld = options.excludeSessionId
+      ? sql` AND NOT (e.session_id IN (SELECT id FROM lineage) AND e.digest IN (SELECT digest FROM held))`
+      : sql``;
+    const inScope = sql`e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)${notHeld}`;
+    // Snippets and ranks are computed inside the hits query; the window then keeps each session's best row.
     const rows = await this.#db.all<HitRow>(sql`
       WITH RECURSIVE asking(id) AS (
-        SELECT ${options.excludeSessionId ?? ""}
+        SELECT ${asking}
         UNION
         SELECT s.parent_id FROM sessions s JOIN asking a ON s.id = a.id
         WHERE s.tenant = ${tenant} AND s.kind = 'subagent' AND s.parent_id IS NOT NULL
       ),
-      hits AS (
-        SELECT e.session_id AS session_id,
-               snippet(search_fts, 0, '**', '**', '…', 16) AS snippet,
-               bm25(search_fts) AS score
-        FROM search_fts JOIN search_entries e ON e.id = search_fts.rowid
-        WHERE search_fts MATCH ${match} AND e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)
+      -- By session id, through (session_id, digest): a tenant filter here would read all of the tenant's entries.
+      held(digest) AS (SELECT digest FROM search_entries WHERE session_id IN (SELECT id FROM asking)),
+      lineage(id) AS (
+        SELECT id FROM sessions WHERE tenant = ${tenant} AND root_id = (SELECT root_id FROM sessions WHERE tenant = ${tenant} AND id = ${asking})
       ),
+      hits AS (${hitsOf(plan, tenant, inScope)}),
       best AS (
-        SELECT session_id, snippet, score, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY score) AS n FROM hits
+        SELECT session_id, entry_id, snippet, score, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY score) AS n FROM hits
       )
-      SELECT b.session_id, s.title, s.cwd, s.updated_at, b.snippet
+      SELECT b.session_id, s.title, s.cwd, s.updated_at, b.snippet,
+             ${plan.kind === "words" ? sql`NULL` : sql`(SELECT text FROM search_entries WHERE id = b.entry_id)`} AS text
       FROM best b JOIN sessions s ON s.id = b.session_id AND s.tenant = ${tenant}
       WHERE b.n = 1
       ORDER BY b.score, s.updated_at DESC
@@ -93,22 +106,40 @@ export class SearchIndex {
       title: r.title,
       cwd: r.cwd,
       updatedAt: new Date(r.updated_at).toISOString(),
-      snippet: boundedSnippet(r.snippet),
+      snippet: plan.kind === "words" ? boundedSnippet(r.snippet ?? "") : substringSnippet(r.text ?? "", plan.terms),
     }));
   }
 }
 
-/** `snippet` cut to `MAX_SNIPPET_CHARS`, starting a little before its first match, never inside a surrogate pair. */
-export function boundedSnippet(snippet: string): string {
-  if (snippet.length <= MAX_SNIPPET_CHARS) return snippet;
-  const match = Math.max(snippet.indexOf("**"), 0);
-  let start = Math.max(0, Math.min(match - MAX_SNIPPET_CHARS / 4, snippet.length - MAX_SNIPPET_CHARS));
-  if (isLowSurrogate(snippet.charCodeAt(start))) start += 1;
-  let end = start + MAX_SNIPPET_CHARS;
-  if (isLowSurrogate(snippet.charCodeAt(end))) end -= 1;
-  return `${start > 0 ? "…" : ""}${snippet.slice(start, end)}${end < snippet.length ? "…" : ""}`;
+/** Every in-scope entry matching `plan`: its session, id, score (lower is better) and, from FTS5, its snippet. */
+function hitsOf(plan: SearchPlan, tenant: string, inScope: SQL): SQL {
+  switch (plan.kind) {
+    case "words":
+      return sql`
+        SELECT e.session_id AS session_id, e.id AS entry_id,
+               snippet(search_fts, 0, '**', '**', '…', 16) AS snippet, bm25(search_fts) AS score
+        FROM search_fts JOIN search_entries e ON e.id = search_fts.rowid
+        WHERE search_fts MATCH ${plan.match} AND ${inScope}`;
+    case "trigram":
+      return sql`
+        SELECT e.session_id AS session_id, e.id AS entry_id, NULL AS snippet, bm25(search_trigram) AS score
+        FROM search_trigram JOIN search_entries e ON e.id = search_trigram.rowid
+        WHERE search_trigram MATCH ${plan.match} AND ${inScope}${likesOf(plan.likes)}`;
+    case "scan": {
+      // No index holds pieces this short: the newest entries are read, and the more often the pieces occur, the better.
+      const occurrences = sql.join(
+        plan.terms.map((t) => sql`(length(e.text) - length(replace(e.text, ${t}, ''))) / ${[...t].length}`),
+        sql` + `,
+      );
+      return sql`
+        SELECT e.session_id AS session_id, e.id AS entry_id, NULL AS snippet, -(${occurrences}) AS score
+        FROM search_entries e
+        WHERE e.id >= (SELECT min(id) FROM (SELECT id FROM search_entries WHERE tenant = ${tenant} ORDER BY id DESC LIMIT ${MAX_SCANNED_ENTRIES}))
+          AND ${inScope}${likesOf(plan.likes)}`;
+    }
+  }
 }
 
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
+function likesOf(patterns: string[]): SQL {
+  return sql.join(patterns.map((p) => sql` AND e.text LIKE ${p} ESCAPE '\\'`));
 }

@@ -37,6 +37,18 @@ export class SearchFeed {
     }, FEED_DELAY_MS);
   }
 
+  /**
+   * A fork's copied history is fed before the fork answers: searches from the
+   * fork tell the messages it holds by their digests in the index, so its
+   * source is never found through them, from its first turn on. Never throws.
+   */
+  async feedNow(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#start();
+    await this.#running;
+  }
+
   /** At object start: rows a feed did not reach before an eviction are fed now. */
   catchUp(): void {
     const record = this.store.record();

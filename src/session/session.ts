@@ -200,6 +200,7 @@ export class Session {
     this.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
     if (title) this.indexWriter.update({ title });
     importSnapshot(this.store, snapshot, init.sessionId);
+    await this.searchFeed.feedNow();
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
     this.#attachMcp(conn.connectionId, init.mcpServers ?? []);

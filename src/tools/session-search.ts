@@ -6,8 +6,8 @@
  * deleted session has left the index.
  */
 import { z } from "zod";
-import { ftsMatchExpression } from "../db/fts-query.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchIndex, type SearchHit } from "../db/search-index.js";
+import { searchPlan } from "../db/search-plan.js";
 import { textBlock } from "./render.js";
 import { ToolError, type Tool } from "./tool.js";
 
@@ -15,7 +15,9 @@ export const zSearchQuery = z.string().trim().min(1).max(500);
 export const zSearchLimit = z.number().int().min(1).max(MAX_SEARCH_LIMIT);
 
 const inputSchema = z.object({
-  query: zSearchQuery.describe("Words to look for; every word must appear in a message (stems match, e.g. test/testing)."),
+  query: zSearchQuery.describe(
+    "Words to look for; every word must appear in a message (stems match, e.g. test/testing). Chinese, Japanese or Korean text matches as written, inside longer text too.",
+  ),
   limit: zSearchLimit.optional().describe(`How many sessions to return, 1–${MAX_SEARCH_LIMIT}. Default ${DEFAULT_SEARCH_LIMIT}.`),
 });
 
@@ -38,7 +40,7 @@ export const sessionSearchTool: Tool<SessionSearchInput> = {
   inputSchema,
   title: (input) => `Search earlier sessions: ${input.query}`,
   async run(input, ctx) {
-    if (ftsMatchExpression(input.query) === null) {
+    if (searchPlan(input.query) === null) {
       throw new ToolError(
         `The query "${input.query}" has no word to search for (only letters and digits are indexed); give words the messages would contain.`,
       );

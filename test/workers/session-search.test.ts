@@ -5,52 +5,10 @@
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { MAX_SNIPPET_CHARS } from "../../src/db/search-index.js";
+import { MAX_SNIPPET_CHARS } from "../../src/db/snippet.js";
 import { sleep } from "./acp-test-client.js";
 import { mockCalls, mockScript, ScriptedEditor, toolResults, uniqueCwd, uniqueKey, withEnv } from "./scripted-editor.js";
-
-/** A word no other test (or earlier run) says, so hits are this test's own. */
-const uniqueWord = () => `zq${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-
-function search(query: string, token = "tok-alpha"): Promise<Response> {
-  return SELF.fetch(`http://hermes.test/v1/search?${query}`, { headers: { Authorization: `Bearer ${token}` } });
-}
-
-interface Hit {
-  sessionId: string;
-  title: string | null;
-  cwd: string;
-  updatedAt: string;
-  snippet: string;
-}
-
-async function hits(q: string, token = "tok-alpha", limit?: number): Promise<Hit[]> {
-  const res = await search(`q=${encodeURIComponent(q)}${limit ? `&limit=${limit}` : ""}`, token);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { results: Hit[] }).results;
-}
-
-/** The index is fed after a turn ends, in the background: poll until `ready` holds (bounded). */
-async function eventually(q: string, ready: (found: Hit[]) => boolean, token = "tok-alpha"): Promise<Hit[]> {
-  for (let i = 0; i < 100; i++) {
-    const found = await hits(q, token);
-    if (ready(found)) return found;
-    await sleep(50);
-  }
-  throw new Error(`search for ${q} never satisfied the condition; last: ${JSON.stringify(await hits(q, token))}`);
-}
-
-/** A session whose one turn says `prompt` and gets `reply` from the model. */
-async function sessionSaying(prompt: string, reply: string, options: { token?: string; cwd?: string } = {}) {
-  const editor = await ScriptedEditor.open(undefined, options.token ? { token: options.token } : {});
-  const cwd = options.cwd ?? uniqueCwd();
-  const sessionId = await editor.newSession(cwd);
-  const key = uniqueKey();
-  await editor.turn(sessionId, key, [{ text: reply }], prompt);
-  return { editor, sessionId, cwd, key };
-}
-
-const searchCall = (args: Record<string, unknown>) => [{ toolCalls: [{ id: "s1", name: "session_search", arguments: args }] }, { text: "found" }];
+import { eventually, hits, search, searchCall, sessionSaying, uniqueWord, type Hit } from "./search-client.js";
 
 describe("session_search", () => {
   it("finds a word from an earlier session, in the user's and the agent's messages, with title, cwd and a snippet", async () => {
