@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
-import { connectSdk, type SdkClient } from "./sdk-client.js";
+import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-mcp-e2e";
@@ -138,6 +138,33 @@ describe("an http MCP server reached by the service", () => {
     const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("sse"), mcpServers: [{ type: "sse", name: "old", url: everythingSseUrl, headers: [] }] as never });
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sum [[mock:e2e-mcp-sse]]" }] });
     expect(toolMessages("e2e-mcp-sse", 1).e2).toMatch(/\b5\b/);
+  });
+
+  it("offers a tool left out for a name another connection's server had, once that connection goes (http servers list only once)", async () => {
+    const servers = [{ type: "http", name: "everything", url: everythingUrl, headers: [] }];
+    const first = await connectSdk(server.wsUrl, TOKEN);
+    const second = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(first, second);
+    for (const c of [first, second]) await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await first.agent.request("session/new", { cwd: cwdFor("shared"), mcpServers: servers as never });
+    await first.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mcp" }] });
+    await second.agent.request("session/load", { sessionId, cwd: cwdFor("shared"), mcpServers: servers as never });
+    // The second editor's server lists the same tools: they stay the first's, and the second editor is told.
+    await until(() => /MCP server "everything" \(http\): .*(left out[^;]*mcp__everything__echo|mcp__everything__echo is left out)/.test(agentText(second.updates, sessionId)), "the notice");
+    expect(agentText(second.updates, sessionId)).toMatch(/mcp__everything__echo is left out while a server of another editor connection offers a tool of that name/);
+    await first.close();
+    const mcpReport = async () => {
+      const before = agentText(second.updates, sessionId).length;
+      await second.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mcp" }] });
+      return agentText(second.updates, sessionId).slice(before);
+    };
+    let report = await mcpReport();
+    for (let i = 0; i < 50 && (report.match(/\*\*everything\*\*/g) ?? []).length > 1; i++) report = await mcpReport();
+    expect(report).toMatch(/- \*\*everything\*\* \(http\): ready, [1-9]\d* tools/);
+    mock.setScript("e2e-mcp-shared", [{ toolCalls: [{ id: "s1", name: "mcp__everything__echo", arguments: { message: "second editor" } }] }, { text: "done" }]);
+    await second.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-shared]]" }] });
+    expect(offered("e2e-mcp-shared")).toContain("mcp__everything__echo");
+    expect(toolMessages("e2e-mcp-shared", 1)).toEqual({ s1: "Echo: second editor" });
   });
 });
 
