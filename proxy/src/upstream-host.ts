@@ -12,8 +12,8 @@
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
 import { notificationFrame, UPSTREAM_MESSAGE, withDeclaredUpstreams, zUpstreamMessage, type DeclaredUpstream, type IncomingRequest, requestFrame } from "@hermes-edge/protocol";
+import { LineDecoder } from "./line-framing.js";
 import type { Logger } from "./log.js";
 import { StderrTail } from "./stderr-tail.js";
 import type { UpstreamCommands } from "./upstream-spec.js";
@@ -124,13 +124,7 @@ class HostedUpstream {
 
   kill(): void {
     this.#stopping = true;
-    const child = this.#child;
-    if (!child?.pid || child.exitCode !== null) return;
-    try {
-      process.kill(-child.pid, "SIGTERM"); // the shell and the agent it started
-    } catch {
-      child.kill("SIGTERM");
-    }
+    if (this.#child) killGroup(this.#child);
   }
 
   #start(): ChildProcess {
@@ -139,7 +133,17 @@ class HostedUpstream {
     const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", env: agentEnvironment(process.env) });
     this.#child = child;
     // A process already replaced (after its "error") may still print; its lines are not its successor's.
-    createInterface({ input: child.stdout! }).on("line", (line) => this.#child === child && this.#fromProcess(line));
+    // Bounded like the editor's stdin: an agent that never writes a newline must not grow the proxy without end.
+    const decoder = new LineDecoder();
+    const onLines = (lines: ReturnType<LineDecoder["push"]>): void => {
+      for (const line of lines) {
+        if (this.#child !== child) return;
+        if (line.kind === "line") this.#fromProcess(line.text);
+        else this.#overflowed(child, line.maxBytes);
+      }
+    };
+    child.stdout!.on("data", (chunk: Buffer) => onLines(decoder.push(chunk)));
+    child.stdout!.on("end", () => onLines(decoder.end()));
     const stderr = new StderrTail((line) => this.log.debug(`[upstream ${this.id}] ${line}`));
     this.#stderr = stderr;
     child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
@@ -151,8 +155,13 @@ class HostedUpstream {
     return child;
   }
 
+  /** `child` wrote a line over the limit: it counts as failed (its requests get the cause) and is stopped. */
+  #overflowed(child: ChildProcess, maxBytes: number): void {
+    this.#exited(child, `wrote a message of more than ${maxBytes.toLocaleString("en-US")} bytes on stdout (no newline within the proxy's limit for one message), so it was stopped`);
+    killGroup(child);
+  }
+
   #fromProcess(line: string): void {
-    if (line.trim() === "") return;
     let message: Message;
     try {
       message = JSON.parse(line) as Message;
@@ -194,6 +203,16 @@ class HostedUpstream {
     const answer: Message = { jsonrpc: "2.0", id, error: { code: -32603, message } };
     this.send(answer);
     return answer;
+  }
+}
+
+/** Ends `child` and what it started: the shell runs the agent in its own process group. */
+function killGroup(child: ChildProcess): void {
+  if (!child.pid || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
   }
 }
 
