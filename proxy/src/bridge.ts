@@ -6,7 +6,7 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, attributeOversize, backoffDelay, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
+import { AGENT_METHODS, attributeOversize, backoffDelay, mcpCallTimeouts, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
 import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, JsonRpcId, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
@@ -36,7 +36,9 @@ export interface BridgeOptions {
   /** How long an editor request waits for the very first connection (default `STARTUP_ANSWER_MS`). */
   readonly startupAnswerMs?: number;
   /** Test hook, off when undefined: see {@link DropAfterFrames}. */
-  readonly testDropAfterFrames?: number;
+  readonly testDropAfterFrames?: number | undefined;
+  /** The stdio MCP servers' call timeout without progress (`mcpCallTimeouts`); tests shorten it. */
+  readonly mcpCallTimeoutMs?: number | undefined;
   /** Local ACP agents tunnelled to the service (`--upstream`). */
   readonly upstreams?: UpstreamHost;
 }
@@ -77,7 +79,7 @@ export class Bridge {
     this.#outage = new Outage(options.giveUpAfterMs, options.startupAnswerMs);
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
-    this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text));
+    this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text), mcpCallTimeouts(options.mcpCallTimeoutMs));
     this.#stdinEnd = new StdinEnd(options.log, () => this.#tracker.pendingCount, () => void this.stop(0));
   }
 

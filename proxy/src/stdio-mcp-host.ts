@@ -48,6 +48,7 @@ export class StdioMcpHost {
     private readonly log: Logger,
     /** Sends a frame to the service on the current connection. */
     private readonly send: (text: string) => void,
+    private readonly callTimeouts: { idleMs: number; totalMs: number },
   ) {}
 
   /** An editor request: setup methods get their stdio entries started and rewritten; `session/close` stops a session's servers. */
@@ -68,10 +69,17 @@ export class StdioMcpHost {
       if (!parsed.success || !isStdioEntry(parsed.data)) return raw;
       const serverId = `hermes-proxy-stdio-${this.#next++}`;
       const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
-      const server = new StdioMcpServer(parsed.data, serverId, cwd, this.log, (n) => {
-        const scoped = this.#scope.notified(serverId, n);
-        if (scoped) this.send(notificationFrame(MCP_MESSAGE, scoped));
-      });
+      const server = new StdioMcpServer(
+        parsed.data,
+        serverId,
+        cwd,
+        this.log,
+        (n) => {
+          const scoped = this.#scope.notified(serverId, n);
+          if (scoped) this.send(notificationFrame(MCP_MESSAGE, scoped));
+        },
+        this.callTimeouts,
+      );
       this.#servers.set(serverId, server);
       void server.start();
       started.push(serverId);
@@ -129,10 +137,17 @@ export class StdioMcpHost {
       return;
     }
     for (const held of this.#scope.started(params.serverId, params.requestId)) this.send(notificationFrame(MCP_MESSAGE, held));
-    const { _meta: _ignored, ...inner } = params.params ?? {};
+    const { _meta: meta, ...inner } = params.params ?? {};
     const controller = new AbortController();
     this.#inFlight.set(idKey(id), controller);
-    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal).finally(() => {
+    // The server's progress goes to the service under its own token, so its wait for the answer is extended too.
+    const progressToken = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const onProgress =
+      typeof progressToken === "string" || typeof progressToken === "number"
+        ? (progress: Record<string, unknown>) =>
+            this.send(notificationFrame(MCP_MESSAGE, { serverId: params.serverId, requestId: params.requestId, method: "notifications/progress", params: { ...progress, progressToken } }))
+        : undefined;
+    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal, onProgress).finally(() => {
       this.#inFlight.delete(idKey(id));
       this.#scope.ended(params.serverId, params.requestId);
     });

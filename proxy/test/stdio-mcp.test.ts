@@ -83,6 +83,30 @@ describe("stdio MCP servers", () => {
     expect(p.messages.some((m) => m.method === "$/cancel_request")).toBe(false);
   });
 
+  it("keeps a tool call that reports progress alive past the call timeout, passes the progress on under the service's token, and stops a silent one", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token", HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS: "1000" }));
+    await p.request("initialize", INIT_PARAMS);
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }] });
+    await fx.service.requestClient("list", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r0", method: "tools/list" });
+    const longCall = (id: string, requestId: string, duration: number, steps: number) =>
+      fx.service.requestClient(id, "mcp/message", {
+        serverId: "hermes-proxy-stdio-1",
+        requestId,
+        method: "tools/call",
+        params: { name: "trigger-long-running-operation", arguments: { duration, steps }, _meta: { progressToken: `token-${requestId}` } },
+      });
+    // 3 s in all, progress every 0.5 s: three times the 1 s timeout.
+    const reported = await longCall("long", "r1", 3, 6);
+    expect(reported["result"]).toEqual({ result: { content: [{ type: "text", text: "Long running operation completed. Duration: 3 seconds, Steps: 6." }] } });
+    const progress = fx.service.received.filter((r) => r.message["method"] === "mcp/message" && (r.message["params"] as { method: string }).method === "notifications/progress");
+    expect(progress.map((r) => r.message["params"])).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => ({ serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "notifications/progress", params: { progress: n, total: 6, progressToken: "token-r1" } })),
+    );
+    // 2 s without a word.
+    const silent = await longCall("silent", "r2", 2, 1);
+    expect(silent["error"]).toEqual({ code: -33002, message: 'MCP server "everything": no answer or progress to tools/call within 1 s, so it was stopped' });
+  });
+
   it("sends a server's notifications for a request it is answering, never for one that ended", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
