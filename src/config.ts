@@ -3,6 +3,7 @@
  * that works, so a fresh `npm start` needs nothing but a token.
  */
 import { upstreamModel, upstreamSettings } from "./agent/providers/upstream-config.js";
+import { MCP_CALL_TIMEOUT_MS } from "@hermes-edge/protocol";
 import type { Env } from "./env.js";
 import { zTenant } from "./tenant/tenant-name.js";
 
@@ -105,6 +106,11 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 
 export function permissionTimeoutMs(env: Env): number {
   return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, 60_000);
+}
+
+/** An MCP tool call's timeout without an answer or progress (`mcpCallTimeouts`: 12 times that in all). */
+export function mcpCallTimeoutMs(env: Env): number {
+  return positiveInt(env.HERMES_MCP_CALL_TIMEOUT_MS, MCP_CALL_TIMEOUT_MS);
 }
 
 export const DEFAULT_MAX_SPAWN_DEPTH = 1;

@@ -56,7 +56,7 @@ export class McpServers implements SubagentMcp {
   readonly #requestPrefix: string;
   #requestCount = 0;
 
-  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {
+  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string; callTimeouts: { idleMs: number; totalMs: number } }) {
     this.#requestPrefix = `hermes-${ports.newId().slice(0, 8)}`;
   }
 
@@ -165,10 +165,11 @@ export class McpServers implements SubagentMcp {
     );
   }
 
-  /** An `mcp/message` notification from a client: a server of that connection changed its tools. */
+  /** An `mcp/message` notification from a client: a server of that connection changed its tools, or reports progress on a call. */
   notify(connectionId: string, params: McpMessageParams): void {
     const d = this.#byConnection.get(connectionId)?.find((x) => x.serverId === params.serverId);
     if (d && params.method === "notifications/tools/list_changed") d.server.refresh();
+    if (d && params.method === "notifications/progress") d.server.progressed(params.requestId);
   }
 
   #declare(connectionId: string, entry: McpServerEntry): Declared {
@@ -188,6 +189,7 @@ export class McpServers implements SubagentMcp {
           log.send(connectionId, frame);
           return answer;
         }, () => `${this.#requestPrefix}-${++this.#requestCount}`),
+        this.ports.callTimeouts,
       );
       return { server, serverId: entry.serverId, own: [], problems: [], listed: undefined };
     }
@@ -198,6 +200,7 @@ export class McpServers implements SubagentMcp {
         onToolsChanged: () => server.refresh(),
         onClosed: () => server.lost("the connection closed"),
       }),
+      this.ports.callTimeouts,
     );
     return { server, own: [], problems: [], listed: undefined };
   }

@@ -20,6 +20,7 @@ import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-mcp-e2e";
+const CALL_TIMEOUT_MS = 2_000;
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -43,7 +44,8 @@ beforeAll(async () => {
   everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
   everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
   server = await startDevServer({
-    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1" },
+    // A short MCP call timeout (its progress test runs in seconds); every other call here answers at once.
+    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1", HERMES_MCP_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) },
   });
 }, 180_000);
 
@@ -200,6 +202,22 @@ describe("the editor's stdio servers, run by the proxy", () => {
     await e.agent.request("session/close", { sessionId });
     // Every process the proxy started for the session ends (polled: on a loaded machine a child may take a moment to go).
     await until(() => pids.every((pid) => !alive(pid)) && childrenOf(e.child.pid!).length === 0, "the servers to stop after session/close");
+  });
+
+  it("keeps a call alive past the call timeout while the server reports progress, on the service and in the proxy, and fails a silent one naming the timeout", async () => {
+    const e = startEditor(["--url", server.wsUrl, "--token", TOKEN], isolatedEnv({ HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) }));
+    editors.push(e);
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const long = (id: string, duration: number, steps: number) => ({ toolCalls: [{ id, name: "mcp__everything__trigger-long-running-operation", arguments: { duration, steps } }] });
+    // 5 s with progress every 0.5 s, then 3 s without any: the timeout is 2 s on both sides.
+    mock.setScript("e2e-mcp-progress", [long("p1", 5, 10), long("p2", 3, 1), { text: "done" }]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("progress"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it [[mock:e2e-mcp-progress]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(toolMessages("e2e-mcp-progress", 1)).toEqual({ p1: "Long running operation completed. Duration: 5 seconds, Steps: 10." });
+    expect(toolMessages("e2e-mcp-progress", 2).p2).toMatch(/^Error: MCP server "everything" stopped responding: .*no answer or progress to tools\/call within 2 s/);
+    expect(e.garbage).toEqual([]);
+    expect(e.validator.errors).toEqual([]);
   });
 
   it("keeps the servers across a reconnect and declares them again when it re-attaches", async () => {
