@@ -3,13 +3,13 @@
  * that works, so a fresh `npm start` needs nothing but a token.
  */
 import { upstreamModel, upstreamSettings } from "./agent/providers/upstream-config.js";
-import { MCP_CALL_TIMEOUT_MS } from "@hermes-edge/protocol";
+import { DEFAULT_MAX_FRAME_BYTES, MCP_CALL_TIMEOUT_MS } from "@hermes-edge/protocol";
 import type { Env } from "./env.js";
 import { zTenant } from "./tenant/tenant-name.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_MODEL = "gpt-4o-mini";
-export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_FRAME_BYTES };
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_COALESCE_MS = 5;
 

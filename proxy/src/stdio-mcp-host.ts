@@ -28,7 +28,7 @@ import {
 } from "@hermes-edge/protocol";
 import type { Logger } from "./log.js";
 import { McpNotificationScope } from "./mcp-notification-scope.js";
-import { boundMcpResult } from "./mcp-result-bound.js";
+import { boundMcpResult, oversizeAnswer } from "./mcp-result-bound.js";
 import { StdioMcpServer } from "./stdio-mcp-server.js";
 
 const SETUP_METHODS: ReadonlySet<string> = new Set([AGENT_METHODS.session_new, AGENT_METHODS.session_load, AGENT_METHODS.session_resume, "session/fork"]);
@@ -154,7 +154,12 @@ export class StdioMcpHost {
     if (controller.signal.aborted) this.send(errorFrame(id, toErrorResponse(requestCancelled())));
     else if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
     else if ("error" in outcome) this.send(resultFrame(id, { error: outcome.error }));
-    else this.send(resultFrame(id, { result: params.method === "tools/call" ? boundMcpResult(outcome.result) : outcome.result }));
+    else if (params.method === "tools/call") this.send(resultFrame(id, { result: boundMcpResult(outcome.result) }));
+    else {
+      // Only a call's result can be cut; any other answer that large (a huge tool list) is refused, saying by how much.
+      const tooLarge = oversizeAnswer(server.entry.name, params.method, outcome.result);
+      this.send(tooLarge ? errorFrame(id, { code: McpBindingError.backendFailed, message: tooLarge }) : resultFrame(id, { result: outcome.result }));
+    }
   }
 
   /** The proxy answered the editor itself (the service was unreachable, say): setup requests among them did not happen. */

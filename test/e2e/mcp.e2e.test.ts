@@ -25,6 +25,7 @@ const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-ev
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const LATE_TOOLS = join(REPO_ROOT, "test/support/late-tools-mcp-stdio.ts");
+const BIG_TOOLS = join(REPO_ROOT, "test/support/big-tools-mcp-stdio.ts");
 
 let mock: MockOpenAI;
 let server: DevServer;
@@ -216,6 +217,18 @@ describe("the editor's stdio servers, run by the proxy", () => {
     expect(answer.stopReason).toBe("end_turn");
     expect(toolMessages("e2e-mcp-progress", 1)).toEqual({ p1: "Long running operation completed. Duration: 5 seconds, Steps: 10." });
     expect(toolMessages("e2e-mcp-progress", 2).p2).toMatch(/^Error: MCP server "everything" stopped responding: .*no answer or progress to tools\/call within 2 s/);
+    expect(e.garbage).toEqual([]);
+    expect(e.validator.errors).toEqual([]);
+  });
+
+  it("tells the user which server's tool list is too large for a frame, and by how much", async () => {
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const env = [{ name: "BIG_TOOLS_COUNT", value: "45" }, { name: "BIG_TOOLS_BYTES", value: "100000" }];
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("big-list"), mcpServers: [{ ...stdio("huge", ["--import", TSX, BIG_TOOLS]), env }] as never });
+    const notice = () => agentText(e.updates, sessionId);
+    await until(() => /MCP server "huge"/.test(notice()), "the notice", 8_000);
+    expect(notice()).toMatch(/MCP server "huge" \(acp\): unavailable: .*its tool list is too large: 4,50\d,\d{3} bytes, 3\d\d,\d{3} more than fits in one frame of the service's default 4,194,304-byte limit \(HERMES_MAX_FRAME_BYTES\)/);
     expect(e.garbage).toEqual([]);
     expect(e.validator.errors).toEqual([]);
   });

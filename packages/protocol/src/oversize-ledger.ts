@@ -9,6 +9,9 @@ import { z } from "zod";
 import { idKey, type Frame, type RequestId } from "./envelope.js";
 import { utf8Bytes } from "./utf8-size.js";
 
+/** The service's frame limit unless `HERMES_MAX_FRAME_BYTES` says otherwise. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;
 
