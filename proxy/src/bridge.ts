@@ -6,7 +6,7 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, attributeOversize, backoffDelay, mcpCallTimeouts, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
+import { AGENT_METHODS, attributeOversize, backoffDelay, frameLimitRefusal, mcpCallTimeouts, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
 import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, JsonRpcId, RequestId } from "@hermes-edge/protocol";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
@@ -245,6 +245,9 @@ export class Bridge {
     if (frame.kind === "response" && frame.message.id !== null) this.#oversize.answered(frame.message.id);
     const attributed = attributeOversize(frame, this.#oversize);
     if (attributed !== frame) [frame, text] = [attributed, JSON.stringify(attributed.message)];
+    // A refused frame of an upstream agent's is the proxy's to settle; the editor never sent it.
+    const refusal = frameLimitRefusal(frame);
+    if (refusal && this.#o.upstreams?.refused(refusal)) return;
     if (frame.kind === "request") {
       // After a re-attach the service sends its unanswered requests again; the editor already has them.
       const arrival = this.#serviceRequests.arrived(frame.message.id, Date.now(), this.#state === "open");
