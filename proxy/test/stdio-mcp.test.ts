@@ -100,9 +100,12 @@ describe("stdio MCP servers", () => {
     const reported = await longCall("long", "r1", 3, 6);
     expect(reported["result"]).toEqual({ result: { content: [{ type: "text", text: "Long running operation completed. Duration: 3 seconds, Steps: 6." }] } });
     const progress = fx.service.received.filter((r) => r.message["method"] === "mcp/message" && (r.message["params"] as { method: string }).method === "notifications/progress");
-    expect(progress.map((r) => r.message["params"])).toEqual(
-      [1, 2, 3, 4, 5, 6].map((n) => ({ serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "notifications/progress", params: { progress: n, total: 6, progressToken: "token-r1" } })),
-    );
+    // The last one may be missing: the MCP SDK client handles notifications a microtask late, so one
+    // written just before the result comes after it, when its request is over (the result carries on).
+    const expected = [1, 2, 3, 4, 5, 6].map((n) => ({ serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "notifications/progress", params: { progress: n, total: 6, progressToken: "token-r1" } }));
+    const got = progress.map((r) => r.message["params"]);
+    expect(got.length).toBeGreaterThanOrEqual(5);
+    expect(got).toEqual(expected.slice(0, got.length));
     // 2 s without a word.
     const silent = await longCall("silent", "r2", 2, 1);
     expect(silent["error"]).toEqual({ code: -33002, message: 'MCP server "everything": no answer or progress to tools/call within 1 s, so it was stopped' });
