@@ -143,6 +143,17 @@ describe("an http MCP server reached by the service", () => {
     expect(toolMessages("e2e-mcp-sse", 1).e2).toMatch(/\b5\b/);
   });
 
+  it("keeps an http call alive past the call timeout while the server reports progress", async () => {
+    const c = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    // 5 s with progress every 0.5 s; the timeout is 2 s.
+    mock.setScript("e2e-mcp-http-progress", [{ toolCalls: [{ id: "h1", name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 5, steps: 10 } }] }, { text: "done" }]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("http-progress"), mcpServers: [{ type: "http", name: "everything", url: everythingUrl, headers: [] }] as never });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it [[mock:e2e-mcp-http-progress]]" }] });
+    expect(toolMessages("e2e-mcp-http-progress", 1)).toEqual({ h1: "Long running operation completed. Duration: 5 seconds, Steps: 10." });
+  });
+
   it("offers a tool left out for a name another connection's server had, once that connection goes (http servers list only once)", async () => {
     const servers = [{ type: "http", name: "everything", url: everythingUrl, headers: [] }];
     const first = await connectSdk(server.wsUrl, TOKEN);
