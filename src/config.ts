@@ -3,12 +3,13 @@
  * that works, so a fresh `npm start` needs nothing but a token.
  */
 import { upstreamModel, upstreamSettings } from "./agent/providers/upstream-config.js";
+import { DEFAULT_MAX_FRAME_BYTES, MCP_CALL_TIMEOUT_MS } from "@hermes-edge/protocol";
 import type { Env } from "./env.js";
 import { zTenant } from "./tenant/tenant-name.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_MODEL = "gpt-4o-mini";
-export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_FRAME_BYTES };
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_COALESCE_MS = 5;
 
@@ -105,6 +106,11 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 
 export function permissionTimeoutMs(env: Env): number {
   return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, 60_000);
+}
+
+/** An MCP tool call's timeout without an answer or progress (`mcpCallTimeouts`: 12 times that in all). */
+export function mcpCallTimeoutMs(env: Env): number {
+  return positiveInt(env.HERMES_MCP_CALL_TIMEOUT_MS, MCP_CALL_TIMEOUT_MS);
 }
 
 export const DEFAULT_MAX_SPAWN_DEPTH = 1;

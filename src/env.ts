@@ -28,6 +28,8 @@ export interface Env {
   HERMES_CONTEXT_WINDOW?: string;
   /** How long a permission request waits for the user before it counts as denied (default 60000). */
   HERMES_PERMISSION_TIMEOUT_MS?: string;
+  /** How long an MCP tool call may go without an answer or a progress notification (default 300000; 12 times that in all). */
+  HERMES_MCP_CALL_TIMEOUT_MS?: string;
   /** Milliseconds over which streamed text deltas are merged into one update. */
   HERMES_COALESCE_MS?: string;
   /** How many levels of sub-agents may exist below a root session (default 1: children cannot delegate). */

@@ -6,8 +6,9 @@
  * answer. `logout` and the `authenticate` after it are the proxy's own.
  * @module
  */
-import { AGENT_METHODS, attributeOversize, backoffDelay, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
+import { AGENT_METHODS, attributeOversize, backoffDelay, frameLimitRefusal, initializeResult, mcpCallTimeouts, OversizeLedger, ReconnectTracker, reattach, ServiceRequests, UPSTREAM_MESSAGE } from "@hermes-edge/protocol";
 import type { ClientAnswer, ErrorResponse, Frame, IncomingRequest, JsonRpcId, RequestId } from "@hermes-edge/protocol";
+import type { ClientCapabilities } from "@agentclientprotocol/sdk";
 import type WebSocket from "ws";
 import { openSocket, type ConnectFailure } from "./connect.js";
 import type { Credentials } from "./credentials.js";
@@ -23,6 +24,7 @@ import { StdinEnd } from "./stdin-end.js";
 import { StdioMcpHost } from "./stdio-mcp-host.js";
 import { TurnEndedOptIn } from "./turn-ended-opt-in.js";
 import type { UpstreamHost } from "./upstream-host.js";
+import { PACKAGE_VERSION } from "./version.js";
 
 export interface BridgeOptions {
   readonly credentials: Credentials;
@@ -36,7 +38,9 @@ export interface BridgeOptions {
   /** How long an editor request waits for the very first connection (default `STARTUP_ANSWER_MS`). */
   readonly startupAnswerMs?: number;
   /** Test hook, off when undefined: see {@link DropAfterFrames}. */
-  readonly testDropAfterFrames?: number;
+  readonly testDropAfterFrames?: number | undefined;
+  /** The stdio MCP servers' call timeout without progress (`mcpCallTimeouts`); tests shorten it. */
+  readonly mcpCallTimeoutMs?: number | undefined;
   /** Local ACP agents tunnelled to the service (`--upstream`). */
   readonly upstreams?: UpstreamHost;
 }
@@ -77,7 +81,7 @@ export class Bridge {
     this.#outage = new Outage(options.giveUpAfterMs, options.startupAnswerMs);
     this.#login = new LoginState(options.credentials, this.#editor, options.log);
     this.#drop = { after: options.testDropAfterFrames, received: 0 };
-    this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text));
+    this.mcp = new StdioMcpHost(options.log, (text) => this.#link?.send(text), mcpCallTimeouts(options.mcpCallTimeoutMs));
     this.#stdinEnd = new StdinEnd(options.log, () => this.#tracker.pendingCount, () => void this.stop(0));
   }
 
@@ -137,9 +141,16 @@ export class Bridge {
   }
 
   #editorRequest(message: IncomingRequest, text: string): void {
+    if (this.#state === "idle" && message.method === AGENT_METHODS.initialize && needsSetup(this.#o.credentials.current.tokenSource, message.params)) {
+      // First run: no token anywhere. 401 and exit would hide the setup method; the editor gets it, and -32000 for the rest.
+      this.#o.log.warn("no token is configured: the editor is offered the \"Configure hermes-edge\" terminal method (hermes-edge-proxy --setup); requests get -32000 until it authenticates");
+      this.#state = "loggedOut";
+      this.#login.notConfigured();
+    }
     const local = this.#login.answerLocally(message, this.#state === "loggedOut");
     if (local === "logout") return void this.#logout(message.id);
     if (local === "authenticate") return this.#authenticate(message.id);
+    if (local === "initialize") return this.#initializeLocally(message);
     if (local === "answered") return;
     const open = this.#state === "open";
     if (this.#outage.gaveUp && !open && this.#state !== "attaching") return this.#answerError(message.id, this.#unreachableError());
@@ -243,6 +254,9 @@ export class Bridge {
     if (frame.kind === "response" && frame.message.id !== null) this.#oversize.answered(frame.message.id);
     const attributed = attributeOversize(frame, this.#oversize);
     if (attributed !== frame) [frame, text] = [attributed, JSON.stringify(attributed.message)];
+    // A refused frame of an upstream agent's is the proxy's to settle; the editor never sent it.
+    const refusal = frameLimitRefusal(frame);
+    if (refusal && this.#o.upstreams?.refused(refusal)) return;
     if (frame.kind === "request") {
       // After a re-attach the service sends its unanswered requests again; the editor already has them.
       const arrival = this.#serviceRequests.arrived(frame.message.id, Date.now(), this.#state === "open");
@@ -335,6 +349,15 @@ export class Bridge {
     this.#answerEditor([{ id, result: {} }]);
   }
 
+  /** `initialize` while logged out: answered here; the connection that `authenticate` opens replays it. */
+  #initializeLocally(message: IncomingRequest): void {
+    ({ message } = this.#turnEnded.initialize(message));
+    ({ message } = this.#o.upstreams?.initialize(message) ?? { message });
+    this.#tracker.initializedLocally(message.params);
+    const client = (message.params as { clientCapabilities?: ClientCapabilities } | undefined)?.clientCapabilities;
+    this.#answerEditor([{ id: message.id, result: initializeResult(client, { name: "hermes-edge", version: PACKAGE_VERSION }) }]);
+  }
+
   /** `authenticate` while logged out: read the credentials again and connect with them; answered once connected. */
   #authenticate(id: RequestId): void {
     if (!this.#login.startAuthenticate(id)) return;
@@ -380,4 +403,10 @@ export class Bridge {
     this.#link?.send(text);
     if (id !== null) this.#serviceRequests.sent(id, Date.now());
   }
+}
+
+/** No token from any source, and an editor that can run the terminal setup method: the first run. */
+function needsSetup(tokenSource: string, params: unknown): boolean {
+  const caps = (params as { clientCapabilities?: ClientCapabilities } | undefined)?.clientCapabilities;
+  return tokenSource === "none" && caps?.auth?.terminal === true;
 }

@@ -61,7 +61,8 @@ async function main(): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     cwd: process.cwd(),
-    testDropAfterFrames: testDropAfterFrames(process.env, log),
+    testDropAfterFrames: testHook(process.env, log, "HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES", (n) => `the connection will be dropped after ${n} frames from the service`),
+    mcpCallTimeoutMs: testHook(process.env, log, "HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS", (n) => `stdio MCP calls time out after ${n} ms without progress`),
     upstreams,
   });
   // Whatever way the proxy ends, no MCP server it started outlives it.
@@ -76,20 +77,22 @@ async function main(): Promise<number> {
 }
 
 /**
- * `HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES=N`, read once at startup: a test
- * hook that makes the bridge cut its own WebSocket after N frames from the
- * service, so end-to-end tests can drop the connection mid-turn against a
- * real service. Unset (the default), empty or not a positive integer: off.
+ * Test hooks, read once at startup; unset (the default), empty or not a
+ * positive integer: off. `HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES=N` makes
+ * the bridge cut its own WebSocket after N frames from the service, so
+ * end-to-end tests can drop the connection mid-turn against a real service;
+ * `HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS=N` shortens the stdio MCP
+ * servers' call timeout (`mcpCallTimeouts`), so a test of it runs in seconds.
  */
-function testDropAfterFrames(env: NodeJS.ProcessEnv, log: Logger): number | undefined {
-  const raw = env["HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES"]?.trim();
+function testHook(env: NodeJS.ProcessEnv, log: Logger, name: string, says: (n: number) => string): number | undefined {
+  const raw = env[name]?.trim();
   if (!raw) return undefined;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) {
-    log.warn(`ignoring HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES=${raw}: not a positive integer`);
+    log.warn(`ignoring ${name}=${raw}: not a positive integer`);
     return undefined;
   }
-  log.warn(`test hook on: the connection will be dropped after ${n} frames from the service`);
+  log.warn(`test hook on: ${says(n)}`);
   return n;
 }
 

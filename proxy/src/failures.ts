@@ -104,6 +104,15 @@ export function loggedOutError(): ErrorResponse {
   };
 }
 
+/** A first run: no token from any source, and the editor can run the terminal setup method. */
+export function notConfiguredError(): ErrorResponse {
+  return {
+    code: ErrorCode.authRequired,
+    message: 'Authentication required: hermes-edge-proxy has no token yet. Authenticate with "Configure hermes-edge" (it runs "hermes-edge-proxy --setup"), or set HERMES_EDGE_TOKEN.',
+    data: { reason: "not_configured" },
+  };
+}
+
 export function connectFailureLog(failure: ConnectFailure, url: string): string {
   const hint = failure.kind === "http" && failure.status === 404 ? ` — is ${url} the service's /acp endpoint?` : "";
   return `cannot reach the hermes-edge service at ${url}: ${failure.message}${hint}`;

@@ -3,7 +3,8 @@
  * The proxy owns the credential (the token on the WebSocket upgrade), so it
  * answers these itself: `logout` forgets the saved token; until the editor
  * authenticates again (its terminal auth method re-runs `--setup` first),
- * every other request gets -32000.
+ * `initialize` is answered here with the auth methods and every other
+ * request gets -32000. A first run with no token at all starts that way.
  * @module
  */
 import { AGENT_METHODS, ErrorCode, type ErrorResponse, type IncomingRequest, type RequestId } from "@hermes-edge/protocol";
@@ -11,17 +12,19 @@ import type { ConnectFailure } from "./connect.js";
 import type { ResolvedConfig } from "./config.js";
 import type { Credentials } from "./credentials.js";
 import type { EditorOutput } from "./editor-output.js";
-import { loggedOutError, startupError, unauthorized } from "./failures.js";
+import { loggedOutError, notConfiguredError, startupError, unauthorized } from "./failures.js";
 import type { Logger } from "./log.js";
 
-/** What the bridge does with an editor request: its own `logout`/`authenticate`, already answered, or forward (undefined). */
-export type LocalHandling = "logout" | "authenticate" | "answered" | undefined;
+/** What the bridge does with an editor request: its own `logout`/`authenticate`/`initialize`, already answered, or forward (undefined). */
+export type LocalHandling = "logout" | "authenticate" | "initialize" | "answered" | undefined;
 
 export class LoginState {
   readonly #credentials: Credentials;
   readonly #editor: EditorOutput;
   readonly #log: Logger;
   #authenticating: RequestId | undefined;
+  /** No token was ever configured (first run) rather than `logout`: what the refused requests are told. */
+  #neverConfigured = false;
 
   constructor(credentials: Credentials, editor: EditorOutput, log: Logger) {
     this.#credentials = credentials;
@@ -38,12 +41,20 @@ export class LoginState {
     if (message.method === AGENT_METHODS.logout) return "logout";
     if (!loggedOut) return undefined;
     if (message.method === AGENT_METHODS.authenticate) return "authenticate";
-    this.#editor.answer([{ id: message.id, error: loggedOutError() }]);
+    // Logged out (or not configured yet), the editor still learns the auth methods; everything else waits for `authenticate`.
+    if (message.method === AGENT_METHODS.initialize) return "initialize";
+    this.#editor.answer([{ id: message.id, error: this.#neverConfigured ? notConfiguredError() : loggedOutError() }]);
     return "answered";
+  }
+
+  /** The proxy starts logged out: no token anywhere yet. */
+  notConfigured(): void {
+    this.#neverConfigured = true;
   }
 
   /** Forgets the saved token. `failPending`: what the requests still waiting get. */
   logout(): { failPending: ErrorResponse } | { error: ErrorResponse } {
+    this.#neverConfigured = false;
     try {
       const forgot = this.#credentials.forgetSaved();
       const { configPath, tokenSource } = this.#credentials.reload();

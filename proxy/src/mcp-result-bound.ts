@@ -5,10 +5,11 @@
  * replaced by a note, so a huge result reaches the agent as a bounded one
  * instead of a frame it must refuse. Sizes are UTF-8 bytes of the JSON the
  * result travels as, so the bounded result never exceeds `limit`. The agent
- * bounds what the model reads much further.
+ * bounds what the model reads much further. Other answers (a tool list) are
+ * refused when they would not fit in a frame, with a message that says by how much.
  * @module
  */
-import { jsonBytes, utf8Bytes } from "@hermes-edge/protocol";
+import { DEFAULT_MAX_FRAME_BYTES, jsonBytes, utf8Bytes } from "@hermes-edge/protocol";
 
 export const MAX_RESULT_BYTES = 1_000_000;
 /** Room left per block for the note that replaces or ends its cut payload. */
@@ -43,6 +44,24 @@ export function boundMcpResult(result: unknown, limit = MAX_RESULT_BYTES): unkno
   });
   const keepStructured = structuredContent !== undefined && jsonBytes({ structuredContent }) <= budget;
   return { ...rest, content, ...(keepStructured ? { structuredContent } : {}) };
+}
+
+/** Room for the envelope (`jsonrpc`, `id`, the outer `result`) around an inner answer in one frame. */
+const ENVELOPE_ROOM = 1024;
+
+/**
+ * Why an answer other than a call's (a tool list) is too large for one frame
+ * of the service's default limit, or null when it fits. It cannot be cut
+ * without changing what it means, so it is refused with this message instead
+ * of a frame the service could not read.
+ */
+export function oversizeAnswer(server: string, method: string, result: unknown, frameLimit = DEFAULT_MAX_FRAME_BYTES): string | null {
+  const size = jsonBytes(result);
+  const fits = frameLimit - ENVELOPE_ROOM;
+  if (size <= fits) return null;
+  const what = method === "tools/list" ? "its tool list is too large" : `its ${method} answer is too large`;
+  const n = (x: number) => x.toLocaleString("en-US");
+  return `MCP server "${server}": ${what}: ${n(size)} bytes, ${n(size - fits)} more than fits in one frame of the service's default ${n(frameLimit)}-byte limit (HERMES_MAX_FRAME_BYTES)`;
 }
 
 /** The block's text, embedded resource text, image/audio data or resource blob. */

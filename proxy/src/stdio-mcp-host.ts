@@ -28,7 +28,7 @@ import {
 } from "@hermes-edge/protocol";
 import type { Logger } from "./log.js";
 import { McpNotificationScope } from "./mcp-notification-scope.js";
-import { boundMcpResult } from "./mcp-result-bound.js";
+import { boundMcpResult, oversizeAnswer } from "./mcp-result-bound.js";
 import { StdioMcpServer } from "./stdio-mcp-server.js";
 
 const SETUP_METHODS: ReadonlySet<string> = new Set([AGENT_METHODS.session_new, AGENT_METHODS.session_load, AGENT_METHODS.session_resume, "session/fork"]);
@@ -48,6 +48,7 @@ export class StdioMcpHost {
     private readonly log: Logger,
     /** Sends a frame to the service on the current connection. */
     private readonly send: (text: string) => void,
+    private readonly callTimeouts: { idleMs: number; totalMs: number },
   ) {}
 
   /** An editor request: setup methods get their stdio entries started and rewritten; `session/close` stops a session's servers. */
@@ -68,10 +69,17 @@ export class StdioMcpHost {
       if (!parsed.success || !isStdioEntry(parsed.data)) return raw;
       const serverId = `hermes-proxy-stdio-${this.#next++}`;
       const cwd = typeof params.cwd === "string" ? params.cwd : process.cwd();
-      const server = new StdioMcpServer(parsed.data, serverId, cwd, this.log, (n) => {
-        const scoped = this.#scope.notified(serverId, n);
-        if (scoped) this.send(notificationFrame(MCP_MESSAGE, scoped));
-      });
+      const server = new StdioMcpServer(
+        parsed.data,
+        serverId,
+        cwd,
+        this.log,
+        (n) => {
+          const scoped = this.#scope.notified(serverId, n);
+          if (scoped) this.send(notificationFrame(MCP_MESSAGE, scoped));
+        },
+        this.callTimeouts,
+      );
       this.#servers.set(serverId, server);
       void server.start();
       started.push(serverId);
@@ -129,17 +137,29 @@ export class StdioMcpHost {
       return;
     }
     for (const held of this.#scope.started(params.serverId, params.requestId)) this.send(notificationFrame(MCP_MESSAGE, held));
-    const { _meta: _ignored, ...inner } = params.params ?? {};
+    const { _meta: meta, ...inner } = params.params ?? {};
     const controller = new AbortController();
     this.#inFlight.set(idKey(id), controller);
-    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal).finally(() => {
+    // The server's progress goes to the service under its own token, so its wait for the answer is extended too.
+    const progressToken = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const onProgress =
+      typeof progressToken === "string" || typeof progressToken === "number"
+        ? (progress: Record<string, unknown>) =>
+            this.send(notificationFrame(MCP_MESSAGE, { serverId: params.serverId, requestId: params.requestId, method: "notifications/progress", params: { ...progress, progressToken } }))
+        : undefined;
+    const outcome = await server.request(params.method, Object.keys(inner).length ? inner : undefined, controller.signal, onProgress).finally(() => {
       this.#inFlight.delete(idKey(id));
       this.#scope.ended(params.serverId, params.requestId);
     });
     if (controller.signal.aborted) this.send(errorFrame(id, toErrorResponse(requestCancelled())));
     else if ("failed" in outcome) this.send(errorFrame(id, { code: McpBindingError.backendFailed, message: `MCP server "${server.entry.name}": ${outcome.failed}` }));
     else if ("error" in outcome) this.send(resultFrame(id, { error: outcome.error }));
-    else this.send(resultFrame(id, { result: params.method === "tools/call" ? boundMcpResult(outcome.result) : outcome.result }));
+    else if (params.method === "tools/call") this.send(resultFrame(id, { result: boundMcpResult(outcome.result) }));
+    else {
+      // Only a call's result can be cut; any other answer that large (a huge tool list) is refused, saying by how much.
+      const tooLarge = oversizeAnswer(server.entry.name, params.method, outcome.result);
+      this.send(tooLarge ? errorFrame(id, { code: McpBindingError.backendFailed, message: tooLarge }) : resultFrame(id, { result: outcome.result }));
+    }
   }
 
   /** The proxy answered the editor itself (the service was unreachable, say): setup requests among them did not happen. */

@@ -10,7 +10,7 @@
 import type { McpServerStdioEntry } from "@hermes-edge/protocol";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { McpError, ResultSchema, type Notification } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ResultSchema, type Notification, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "./log.js";
 import { StderrTail } from "./stderr-tail.js";
 
@@ -37,6 +37,8 @@ export class StdioMcpServer {
     private readonly log: Logger,
     /** Server → agent notifications (e.g. `notifications/tools/list_changed`). */
     private readonly notify: (notification: Notification) => void,
+    /** A request fails after `idleMs` without an answer or progress, and after `totalMs` in all. */
+    private readonly timeouts: { idleMs: number; totalMs: number },
   ) {}
 
   /** The child's pid while it runs (tests check that none is left). */
@@ -50,8 +52,13 @@ export class StdioMcpServer {
     return this.#starting;
   }
 
-  /** One request to the server; `signal` cancels it there too (MCP's `notifications/cancelled`). */
-  async request(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<StdioOutcome> {
+  /**
+   * One request to the server; `signal` cancels it there too (MCP's
+   * `notifications/cancelled`). The request carries a progress token, so a
+   * long tool that reports progress keeps its call alive (each one restarts
+   * the idle timeout, up to the total); `onProgress` hears each.
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal, onProgress?: (progress: Progress) => void): Promise<StdioOutcome> {
     let failure = await this.start();
     // The agent lists a server's tools at each turn's start and to reconnect it: that is when a dead process is started again, once.
     if (failure === null && this.#down !== null && method === "tools/list" && !this.#restarted && !this.#closed) {
@@ -63,8 +70,15 @@ export class StdioMcpServer {
     if (failure !== null) return { failed: failure };
     if (this.#down !== null) return { failed: `the MCP server process stopped: ${this.#down}${this.#said()}` };
     try {
-      return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, { timeout: 5 * 60_000, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}) }) };
+      const { idleMs, totalMs } = this.timeouts;
+      // The SDK sends a progress token, and resets the timeout on progress, only with an `onprogress`.
+      const options = { timeout: idleMs, maxTotalTimeout: totalMs, resetTimeoutOnProgress: true, onprogress: (p: Progress) => onProgress?.(p), ...(signal ? { signal } : {}) };
+      return { result: await this.#client!.request({ method, ...(params ? { params } : {}) } as never, ResultSchema, options) };
     } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && this.#down === null) {
+        const total = typeof (err.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
+        return { failed: total ? `${method} was still running after ${seconds(this.timeouts.totalMs)}, the most one request may take, so it was stopped` : `no answer or progress to ${method} within ${seconds(this.timeouts.idleMs)}, so it was stopped` };
+      }
       if (err instanceof McpError && err.code !== -32000 && err.code !== -32001) return { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
       if (this.#down !== null) await afterStderr();
       return { failed: this.#down !== null ? `${this.#down}${this.#said()}` : err instanceof Error ? err.message : String(err) };
@@ -133,4 +147,8 @@ export class StdioMcpServer {
 /** Lets stderr data already read reach the tail: a process's "close" can come just before its last chunk is handed on. */
 function afterStderr(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${(ms / 1000).toLocaleString("en-US")} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -12,9 +12,10 @@
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
 import { notificationFrame, UPSTREAM_MESSAGE, withDeclaredUpstreams, zUpstreamMessage, type DeclaredUpstream, type IncomingRequest, requestFrame } from "@hermes-edge/protocol";
+import { LineDecoder } from "./line-framing.js";
 import type { Logger } from "./log.js";
+import { SentBySize } from "./sent-by-size.js";
 import { StderrTail } from "./stderr-tail.js";
 import type { UpstreamCommands } from "./upstream-spec.js";
 
@@ -28,14 +29,17 @@ const ANSWERED_MEMORY = 256;
 export class UpstreamHost {
   readonly #processes = new Map<string, HostedUpstream>();
   #send: ((text: string) => void) | undefined;
-  readonly #offline: string[] = [];
+  readonly #offline: Held[] = [];
+  /** The large messages sent lately, by frame size: a frame-limit error names only the size. */
+  readonly #large = new SentBySize<Held>();
 
   constructor(
     commands: UpstreamCommands,
     private readonly log: Logger,
   ) {
     for (const [id, command] of Object.entries(commands)) {
-      this.#processes.set(id, new HostedUpstream(id, command, log, (message) => this.#toService(notificationFrame(UPSTREAM_MESSAGE, { upstreamId: id, message }))));
+      const upstream: HostedUpstream = new HostedUpstream(id, command, log, (message) => this.#toService(upstream, message));
+      this.#processes.set(id, upstream);
     }
   }
 
@@ -46,7 +50,7 @@ export class UpstreamHost {
   /** The bridge's connection is open and its sessions re-attached: held messages go out first. */
   online(send: (text: string) => void): void {
     this.#send = send;
-    for (const text of this.#offline.splice(0)) send(text);
+    for (const held of this.#offline.splice(0)) this.#sendNow(held);
   }
 
   /** The connection dropped: messages wait until `online`. */
@@ -54,13 +58,39 @@ export class UpstreamHost {
     this.#send = undefined;
   }
 
-  #toService(text: string): void {
-    if (this.#send) return this.#send(text);
+  #toService(upstream: HostedUpstream, message: Message): void {
+    const text = notificationFrame(UPSTREAM_MESSAGE, { upstreamId: upstream.id, message });
+    if (this.#send) return this.#sendNow({ text, upstream, message });
     if (this.#offline.length >= OFFLINE_LIMIT) {
       this.#offline.shift();
       this.log.warn(`more than ${OFFLINE_LIMIT} upstream messages waited for the service; dropped the oldest`);
     }
-    this.#offline.push(text);
+    this.#offline.push({ text, upstream, message });
+  }
+
+  #sendNow(held: Held): void {
+    this.#large.sent(held);
+    this.#send!(held.text);
+  }
+
+  /**
+   * The service refused a frame of `frameBytes` as over its limit (its error
+   * has id null). When that frame was an agent's message, the proxy settles
+   * it here and returns true: an answer to the service's request becomes an
+   * error answer naming the sizes, so the model call fails saying why; a
+   * request of the agent's gets that error from the proxy; a notification is
+   * logged as dropped.
+   */
+  refused(refusal: { frameBytes: number; limitBytes: number }): boolean {
+    const held = this.#large.take(refusal.frameBytes);
+    if (!held) return false;
+    const { upstream, message } = held;
+    const n = (x: number) => x.toLocaleString("en-US");
+    const what = `a message of ${n(refusal.frameBytes)} bytes from the local upstream agent ${upstream.id}, over the service's ${n(refusal.limitBytes)}-byte frame limit (HERMES_MAX_FRAME_BYTES)`;
+    this.log.warn(`the service refused ${what}`);
+    if (typeof message.method === "string" && message.id !== undefined) upstream.refusedRequest(message.id, `hermes-edge-proxy could not pass on ${what}`);
+    else if (message.id !== undefined) this.#toService(upstream, { jsonrpc: "2.0", id: message.id, error: { code: -32603, message: `The service could not read ${what}` } });
+    return true;
   }
 
   /** The editor's `initialize`, with the upstreams declared in its client capabilities. */
@@ -84,6 +114,13 @@ export class UpstreamHost {
   }
 }
 
+/** An agent's message on its way to the service, as a tunnel frame. */
+interface Held {
+  text: string;
+  upstream: HostedUpstream;
+  message: Message;
+}
+
 class HostedUpstream {
   #child: ChildProcess | undefined;
   /** The current process's last stderr lines: why it died is usually there. */
@@ -97,7 +134,7 @@ class HostedUpstream {
   readonly #answered = new Map<string, Message>();
 
   constructor(
-    private readonly id: string,
+    readonly id: string,
     private readonly command: string,
     private readonly log: Logger,
     private readonly send: (message: Message) => void,
@@ -122,15 +159,14 @@ class HostedUpstream {
     child.stdin?.write(JSON.stringify(message) + "\n");
   }
 
+  /** A request of the agent's never reached the service: the agent gets the error instead of waiting for ever. */
+  refusedRequest(id: unknown, message: string): void {
+    this.#child?.stdin?.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } }) + "\n");
+  }
+
   kill(): void {
     this.#stopping = true;
-    const child = this.#child;
-    if (!child?.pid || child.exitCode !== null) return;
-    try {
-      process.kill(-child.pid, "SIGTERM"); // the shell and the agent it started
-    } catch {
-      child.kill("SIGTERM");
-    }
+    if (this.#child) killGroup(this.#child);
   }
 
   #start(): ChildProcess {
@@ -139,7 +175,17 @@ class HostedUpstream {
     const child = spawn(this.command, { shell: true, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", env: agentEnvironment(process.env) });
     this.#child = child;
     // A process already replaced (after its "error") may still print; its lines are not its successor's.
-    createInterface({ input: child.stdout! }).on("line", (line) => this.#child === child && this.#fromProcess(line));
+    // Bounded like the editor's stdin: an agent that never writes a newline must not grow the proxy without end.
+    const decoder = new LineDecoder();
+    const onLines = (lines: ReturnType<LineDecoder["push"]>): void => {
+      for (const line of lines) {
+        if (this.#child !== child) return;
+        if (line.kind === "line") this.#fromProcess(line.text);
+        else this.#overflowed(child, line.maxBytes);
+      }
+    };
+    child.stdout!.on("data", (chunk: Buffer) => onLines(decoder.push(chunk)));
+    child.stdout!.on("end", () => onLines(decoder.end()));
     const stderr = new StderrTail((line) => this.log.debug(`[upstream ${this.id}] ${line}`));
     this.#stderr = stderr;
     child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
@@ -151,8 +197,13 @@ class HostedUpstream {
     return child;
   }
 
+  /** `child` wrote a line over the limit: it counts as failed (its requests get the cause) and is stopped. */
+  #overflowed(child: ChildProcess, maxBytes: number): void {
+    this.#exited(child, `wrote a message of more than ${maxBytes.toLocaleString("en-US")} bytes on stdout (no newline within the proxy's limit for one message), so it was stopped`);
+    killGroup(child);
+  }
+
   #fromProcess(line: string): void {
-    if (line.trim() === "") return;
     let message: Message;
     try {
       message = JSON.parse(line) as Message;
@@ -194,6 +245,16 @@ class HostedUpstream {
     const answer: Message = { jsonrpc: "2.0", id, error: { code: -32603, message } };
     this.send(answer);
     return answer;
+  }
+}
+
+/** Ends `child` and what it started: the shell runs the agent in its own process group. */
+function killGroup(child: ChildProcess): void {
+  if (!child.pid || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
   }
 }
 

@@ -2,11 +2,14 @@
  * ACP `logout` through the proxy: it forgets the token `--setup` saved (in a
  * temporary HOME, never the developer's), closes the service connection and
  * answers `{}`; until the editor authenticates again, requests get -32000.
+ * A first run with no token at all starts the same way, so the editor can
+ * offer its terminal auth method ("Configure hermes-edge").
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { AgentFrameValidator } from "../../test/support/acp-schema.js";
 import { useFakeService } from "./fixture.js";
 import { CLI, INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
 
@@ -21,6 +24,41 @@ async function setup(env: Record<string, string>, url: string, token: string): P
 }
 
 const savedConfig = (env: Record<string, string>) => JSON.parse(readFileSync(join(env["XDG_CONFIG_HOME"]!, "hermes-edge", "config.json"), "utf8")) as Record<string, unknown>;
+
+describe("a first run with no token", () => {
+  it("answers initialize with the auth methods, -32000 for session/new, and works once the terminal method (--setup) ran and the editor authenticated", async () => {
+    const env = isolatedEnv();
+    // As an editor configured with the URL only (the README's snippet without the token).
+    const p = fx.spawn(["--url", fx.service.url], env);
+    const validator = new AgentFrameValidator();
+    const params = { ...INIT_PARAMS, clientCapabilities: { ...INIT_PARAMS.clientCapabilities, auth: { terminal: true } } };
+    validator.sent({ id: 1, method: "initialize" });
+    const init = await p.request("initialize", params);
+    expect(init["result"]).toMatchObject({
+      protocolVersion: 1,
+      agentInfo: { name: "hermes-edge" },
+      agentCapabilities: { loadSession: true, auth: { logout: {} } },
+      authMethods: expect.arrayContaining([{ type: "terminal", id: "hermes-edge-setup", name: "Configure hermes-edge", description: expect.any(String), args: ["--setup"] }]),
+    });
+    expect(fx.service.upgradeHeaders).toEqual([]); // it did not try without a token
+    validator.sent({ id: 2, method: "session/new" });
+    const refused = await p.request("session/new", { cwd: "/project", mcpServers: [] });
+    expect(refused["error"]).toMatchObject({ code: -32000, message: expect.stringContaining('"Configure hermes-edge"'), data: { reason: "not_configured" } });
+
+    await setup(env, fx.service.url, "good-token");
+    validator.sent({ id: 3, method: "authenticate" });
+    expect((await p.request("authenticate", { methodId: "hermes-edge-setup" }))["result"]).toEqual({});
+    // The service got the editor's initialize, replayed as on a reconnect (the first one is --setup's check).
+    expect(fx.service.receivedMethods("initialize").map((r) => r.message["params"])).toMatchObject([{}, { clientCapabilities: { auth: { terminal: true } } }]);
+    validator.sent({ id: 4, method: "session/new" });
+    const created = await p.request("session/new", { cwd: "/project", mcpServers: [] });
+    expect(created["result"]).toMatchObject({ sessionId: expect.any(String) });
+    for (const m of p.messages) validator.received(m as never);
+    expect(validator.errors).toEqual([]);
+    expect(p.child.exitCode).toBeNull();
+    expect(p.garbage).toEqual([]);
+  });
+});
 
 describe("logout", () => {
   it("forgets the saved token, closes the connection and answers {}; -32000 until authenticate after --setup", async () => {

@@ -16,6 +16,7 @@ const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotoc
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const TSX = pathToFileURL(fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url))).href;
 const LATE_TOOLS = fileURLToPath(new URL("../../test/support/late-tools-mcp-stdio.ts", import.meta.url));
+const BIG_TOOLS = fileURLToPath(new URL("../../test/support/big-tools-mcp-stdio.ts", import.meta.url));
 
 describe("stdio MCP servers", () => {
   it("runs stdio entries as acp servers and passes the editor's acp entries through", async () => {
@@ -83,6 +84,33 @@ describe("stdio MCP servers", () => {
     expect(p.messages.some((m) => m.method === "$/cancel_request")).toBe(false);
   });
 
+  it("keeps a tool call that reports progress alive past the call timeout, passes the progress on under the service's token, and stops a silent one", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token", HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS: "1000" }));
+    await p.request("initialize", INIT_PARAMS);
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }] });
+    await fx.service.requestClient("list", "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId: "r0", method: "tools/list" });
+    const longCall = (id: string, requestId: string, duration: number, steps: number) =>
+      fx.service.requestClient(id, "mcp/message", {
+        serverId: "hermes-proxy-stdio-1",
+        requestId,
+        method: "tools/call",
+        params: { name: "trigger-long-running-operation", arguments: { duration, steps }, _meta: { progressToken: `token-${requestId}` } },
+      });
+    // 3 s in all, progress every 0.5 s: three times the 1 s timeout.
+    const reported = await longCall("long", "r1", 3, 6);
+    expect(reported["result"]).toEqual({ result: { content: [{ type: "text", text: "Long running operation completed. Duration: 3 seconds, Steps: 6." }] } });
+    const progress = fx.service.received.filter((r) => r.message["method"] === "mcp/message" && (r.message["params"] as { method: string }).method === "notifications/progress");
+    // The last one may be missing: the MCP SDK client handles notifications a microtask late, so one
+    // written just before the result comes after it, when its request is over (the result carries on).
+    const expected = [1, 2, 3, 4, 5, 6].map((n) => ({ serverId: "hermes-proxy-stdio-1", requestId: "r1", method: "notifications/progress", params: { progress: n, total: 6, progressToken: "token-r1" } }));
+    const got = progress.map((r) => r.message["params"]);
+    expect(got.length).toBeGreaterThanOrEqual(5);
+    expect(got).toEqual(expected.slice(0, got.length));
+    // 2 s without a word.
+    const silent = await longCall("silent", "r2", 2, 1);
+    expect(silent["error"]).toEqual({ code: -33002, message: 'MCP server "everything": no answer or progress to tools/call within 1 s, so it was stopped' });
+  });
+
   it("sends a server's notifications for a request it is answering, never for one that ended", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
@@ -122,6 +150,21 @@ describe("stdio MCP servers", () => {
     expect(carried.every((n) => n.requestId === "next")).toBe(true);
     expect(carried.filter((n) => n.method === "notifications/tools/list_changed")).toHaveLength(1);
     expect(carried.length).toBeLessThanOrEqual(32);
+  });
+
+  it("refuses a tool list too large to relay with an error naming the server and the excess, and relays one that fits", async () => {
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+    await p.request("initialize", INIT_PARAMS);
+    const big = (name: string, count: number) => ({ name, command: process.execPath, args: ["--import", TSX, BIG_TOOLS], env: [{ name: "BIG_TOOLS_COUNT", value: String(count) }, { name: "BIG_TOOLS_BYTES", value: "100000" }] });
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [big("huge", 45), big("fits", 2)] });
+    const list = (serverId: string) => fx.service.requestClient(`list-${serverId}`, "mcp/message", { serverId, requestId: `r-${serverId}`, method: "tools/list" });
+    const huge = await list("hermes-proxy-stdio-1");
+    expect(huge["error"]).toEqual({
+      code: -33002,
+      message: expect.stringMatching(/^MCP server "huge": its tool list is too large: 4,50\d,\d{3} bytes, 3\d\d,\d{3} more than fits in one frame of the service's default 4,194,304-byte limit \(HERMES_MAX_FRAME_BYTES\)$/),
+    });
+    const fits = await list("hermes-proxy-stdio-2");
+    expect((fits["result"] as { result: { tools: unknown[] } }).result.tools).toHaveLength(2);
   });
 
   it("starts none of the servers of a setup that declares more than the service accepts", async () => {

@@ -5,10 +5,11 @@
  * (it may have been lost with the old socket) reaches the agent only once.
  * The agent is a real process: a small line-echoing script.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../src/line-framing.js";
 import { createLogger } from "../src/log.js";
 import { agentEnvironment, OFFLINE_LIMIT, UpstreamHost } from "../src/upstream-host.js";
 
@@ -111,6 +112,36 @@ describe("UpstreamHost across a reconnect", () => {
     });
   });
 
+  it("stops an agent that writes more than the message limit without a newline, failing its request with the limit named", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "upstream-host-"));
+    const file = join(dir, "agent.cjs");
+    const pids = join(dir, "pids");
+    // 40 MiB of one line, never ended, and the process stays.
+    writeFileSync(file, `require("node:fs").appendFileSync(${JSON.stringify(pids)}, process.pid + "\\n");
+      require("node:readline").createInterface({ input: process.stdin }).once("line", () => {
+        const mib = "x".repeat(1024 * 1024);
+        let n = 0;
+        const more = () => { while (n < 40) { n += 1; if (!process.stdout.write(mib)) return process.stdout.once("drain", more); } };
+        more();
+      });
+      setInterval(() => undefined, 1000);`);
+    const h = new UpstreamHost({ echo: `exec "${process.execPath}" "${file}"` }, createLogger("debug", () => undefined));
+    hosts.push(h);
+    const received: unknown[] = [];
+    h.online((text) => received.push(text));
+    h.fromService(request("a~1", "initialize"));
+    await until(() => received.length === 1);
+    expect(DEFAULT_MAX_MESSAGE_BYTES).toBe(32 * 1024 * 1024);
+    expect(messages(received)[0]).toMatchObject({
+      id: "a~1",
+      error: { code: -32603, message: expect.stringMatching(/upstream agent echo .* wrote a message of more than 33,554,432 bytes on stdout \(no newline within the proxy's limit for one message\), so it was stopped/) },
+    });
+    // The first process is gone; it is restarted once, as after a crash.
+    const first = Number(readFileSync(pids, "utf8").split("\n")[0]);
+    await until(() => !alive(first));
+    await until(() => readFileSync(pids, "utf8").trim().split("\n").length === 2);
+  });
+
   it("ignores malformed messages from the service and upstreams it does not run", () => {
     const { host: h, lines } = host();
     h.fromService({ upstreamId: "echo", message: { id: 1 } });
@@ -120,3 +151,11 @@ describe("UpstreamHost across a reconnect", () => {
     expect(lines.some((l) => /upstream other, which this proxy does not run/.test(l))).toBe(true);
   });
 });
+
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8")); // a zombie has exited
+  } catch {
+    return false;
+  }
+}

@@ -13,6 +13,7 @@ import {
 } from "@hermes-edge/protocol";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_CLIENT_INFO, McpServerError, type McpLink } from "./mcp-link.js";
+import { ProgressDeadline } from "./progress-deadline.js";
 import { listAllTools } from "./tool-list.js";
 
 /** Sends one `mcp/message` request on the declaring connection and resolves with the editor's (outer) result. */
@@ -24,13 +25,28 @@ export type SendMcpMessage = (params: McpMessageParams, options: { signal?: Abor
  * again after a drop too), so the session's servers draw from one source.
  */
 export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage, nextRequestId: () => string): McpLink {
-  const request = async (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<unknown> => {
+  /** Tool calls under way, by inner request id: their progress pushes their deadline back. */
+  const calls = new Map<string, ProgressDeadline>();
+  const request = async (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }, deadline?: ProgressDeadline): Promise<unknown> => {
+    const requestId = nextRequestId();
     const meta = {
       [MCP_META.protocolVersion]: MCP_BINDING_PROTOCOL_VERSION,
       [MCP_META.clientCapabilities]: {},
       [MCP_META.clientInfo]: MCP_CLIENT_INFO,
+      // The token is the request id: `progressed` is told which request a progress notification is for.
+      ...(deadline ? { progressToken: requestId } : {}),
     };
-    const answer = await send({ serverId: entry.serverId, requestId: nextRequestId(), method, params: { ...params, _meta: meta } }, options);
+    if (deadline) calls.set(requestId, deadline);
+    let answer: unknown;
+    try {
+      answer = await send({ serverId: entry.serverId, requestId, method, params: { ...params, _meta: meta } }, options);
+    } catch (err) {
+      // The deadline withdrew the request (the editor gets `$/cancel_request`): say why, not "cancelled".
+      if (deadline?.signal.aborted) throw deadline.signal.reason;
+      throw err;
+    } finally {
+      calls.delete(requestId);
+    }
     const outcome = parseMcpOutcome(answer);
     if (!outcome) throw new Error(`the client's answer to mcp/message ${method} carries neither a result nor an error`);
     if ("error" in outcome) throw new McpServerError(outcome.error.code, outcome.error.message);
@@ -38,9 +54,17 @@ export function acpLink(entry: McpServerAcpEntry, send: SendMcpMessage, nextRequ
   };
   return {
     listTools: (options) => listAllTools((cursor) => request("tools/list", cursor ? { cursor } : {}, options)),
-    async callTool(name, args, options) {
-      return CallToolResultSchema.parse(await request("tools/call", { name, arguments: args }, options)) as CallToolResult;
+    async callTool(name, args, { signal, idleMs, totalMs }) {
+      const deadline = new ProgressDeadline("tools/call", { idleMs, totalMs });
+      try {
+        // The editor's own timer is the total; the deadline's signal ends the wait earlier.
+        const answer = await request("tools/call", { name, arguments: args }, { signal: AbortSignal.any([signal, deadline.signal]), timeoutMs: totalMs }, deadline);
+        return CallToolResultSchema.parse(answer) as CallToolResult;
+      } finally {
+        deadline.clear();
+      }
     },
+    progressed: (requestId) => calls.get(requestId)?.progressed(),
     // The declaring component owns the server's lifetime.
     close: async () => undefined,
   };

@@ -51,8 +51,10 @@ export async function connectHttp(
     // Read tool by tool (`tool-list.ts`), not with the SDK's listTools, which refuses the whole list for one bad tool.
     listTools: ({ signal, timeoutMs }) =>
       listAllTools((cursor) => mapErrors(() => client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: timeoutMs, ...(signal ? { signal } : {}) }))),
-    async callTool(name, args, { signal, timeoutMs }) {
-      const result = await mapErrors(() => client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs, resetTimeoutOnProgress: true }));
+    async callTool(name, args, { signal, idleMs, totalMs }) {
+      // An `onprogress` makes the SDK send a progress token and reset the timeout on progress; without one it does neither.
+      const options = { signal, timeout: idleMs, maxTotalTimeout: totalMs, resetTimeoutOnProgress: true, onprogress: () => undefined };
+      const result = await mapErrors(() => client.callTool({ name, arguments: args }, undefined, options));
       return result as CallToolResult;
     },
     close: () => client.close(),

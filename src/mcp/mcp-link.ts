@@ -17,7 +17,10 @@ export interface McpToolInfo {
 
 export interface McpLink {
   listTools(options: { signal?: AbortSignal; timeoutMs: number }): Promise<McpToolInfo[]>;
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
+  /** Fails after `idleMs` without an answer or progress from the server, and after `totalMs` in all (`mcpCallTimeouts`). */
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; idleMs: number; totalMs: number }): Promise<CallToolResult>;
+  /** A `notifications/progress` for the inner request `requestId` arrived (links that do not route it themselves: `acp`). */
+  progressed?(requestId: string): void;
   close(): Promise<void>;
 }
 

@@ -5,12 +5,11 @@
  * fails its calls with a clear message and is reconnected once, on the next call.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { mcpCallTimeouts } from "@hermes-edge/protocol";
 import { ToolError } from "../tools/tool.js";
 import { McpServerError, type McpLink, type McpToolInfo } from "./mcp-link.js";
 
 export const CONNECT_TIMEOUT_MS = 10_000;
-/** A tool call may run long (a build, a query); progress notifications reset it on http links. */
-export const CALL_TIMEOUT_MS = 5 * 60_000;
 
 export type McpServerStatus = "connecting" | "ready" | "failed" | "unsupported" | "skipped";
 
@@ -33,6 +32,8 @@ export class McpServer {
     readonly transport: string,
     /** Undefined when the entry cannot be connected at all (`unsupported`). */
     private readonly connect: ((server: McpServer) => Promise<McpLink>) | undefined,
+    /** A tool call fails after `idleMs` without an answer or progress, and after `totalMs` in all (`mcpCallTimeouts`). */
+    private readonly callTimeouts: { idleMs: number; totalMs: number } = mcpCallTimeouts(),
   ) {}
 
   /** Connects and lists the tools, both within the timeout; never throws. */
@@ -96,7 +97,7 @@ export class McpServer {
       if ((this.status as McpServerStatus) !== "ready") throw new ToolError(`MCP server "${this.name}" is unavailable: reconnecting failed (${this.cause}).`);
     }
     try {
-      return await this.#link!.callTool(tool, args, { signal, timeoutMs: CALL_TIMEOUT_MS });
+      return await this.#link!.callTool(tool, args, { signal, ...this.callTimeouts });
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof McpServerError) throw new ToolError(`MCP server "${this.name}" answered ${tool} with an error (${err.code}): ${err.message}`);
@@ -104,6 +105,11 @@ export class McpServer {
       const retry = this.#reconnectUsed ? "" : " It will be reconnected once, on the next call of one of its tools.";
       throw new ToolError(`MCP server "${this.name}" stopped responding: ${this.cause}.${retry}`);
     }
+  }
+
+  /** A `notifications/progress` the server sent for inner request `requestId` (acp servers). */
+  progressed(requestId: string): void {
+    this.#link?.progressed?.(requestId);
   }
 
   async close(): Promise<void> {

@@ -28,8 +28,10 @@ interface Declared {
   server: McpServer;
   /** Set for `acp` servers: notifications are routed by it. */
   serverId?: string;
-  /** The tools offered, rebuilt whenever the server lists them again. */
-  offered: AnyTool[];
+  /** The server's own usable tools, rebuilt whenever it lists them again; which of them are offered depends on who else is attached. */
+  own: AnyTool[];
+  /** Why the rest of its list is left out (invalid, a built-in's name, a repeat within the server). */
+  problems: string[];
   listed: McpServer["tools"] | undefined;
 }
 
@@ -54,7 +56,7 @@ export class McpServers implements SubagentMcp {
   readonly #requestPrefix: string;
   #requestCount = 0;
 
-  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string }) {
+  constructor(private readonly ports: { log: UpdateLog; allowPrivate: boolean; newId(): string; callTimeouts: { idleMs: number; totalMs: number } }) {
     this.#requestPrefix = `hermes-${ports.newId().slice(0, 8)}`;
   }
 
@@ -109,18 +111,25 @@ export class McpServers implements SubagentMcp {
   }
 
   /**
-   * The MCP tools of every attached connection's servers (the most recently
-   * attached connection wins a name), at most `MAX_MCP_TOOLS` of them.
+   * The MCP tools of every attached connection's servers, at most
+   * `MAX_MCP_TOOLS` of them. Two connections' servers may offer one name (two
+   * editors with the same config): the connection attached longest keeps it,
+   * and when it goes the next one's tool is offered, computed on every call.
    */
   tools(): AnyTool[] {
+    return this.#offeredByServer().flatMap((x) => x.tools).slice(0, MAX_MCP_TOOLS);
+  }
+
+  /** Each attached connection's servers, longest attached first, with the tools no earlier server took. */
+  #offeredByServer(): { d: Declared; tools: AnyTool[] }[] {
     const seen = new Set<string>();
-    const tools: AnyTool[] = [];
-    for (const [connectionId] of this.ports.log.attached()) {
-      for (const d of this.#byConnection.get(connectionId) ?? []) {
-        for (const tool of this.#offered(d)) if (!seen.has(tool.name)) tools.push(tool), seen.add(tool.name);
-      }
-    }
-    return tools.slice(0, MAX_MCP_TOOLS);
+    return [...this.ports.log.attached()].reverse().flatMap(([connectionId]) =>
+      (this.#byConnection.get(connectionId) ?? []).map((d) => {
+        const tools = this.#own(d).filter((t) => !seen.has(t.name));
+        for (const t of tools) seen.add(t.name);
+        return { d, tools };
+      }),
+    );
   }
 
   /** For sub-agents: the tools offered now, as data. */
@@ -137,29 +146,30 @@ export class McpServers implements SubagentMcp {
 
   #offeredWithServers(): { tool: AnyTool; d: Declared; info: McpToolInfo }[] {
     const offered = new Set(this.tools());
-    return [...this.#byConnection.values()].flat().flatMap((d) => {
-      const tools = this.#offered(d);
-      return tools.filter((t) => offered.has(t)).map((tool) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! }));
-    });
+    return this.#offeredByServer().flatMap(({ d, tools }) =>
+      tools.filter((t) => offered.has(t)).map((tool) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! })),
+    );
   }
 
   /** `/mcp`: every server of the attached connections, with status and tools. */
   summaries(): McpServerSummary[] {
+    const offered = new Map(this.#offeredByServer().map(({ d, tools }) => [d, tools]));
     return this.ports.log.attached().flatMap(([connectionId]) =>
-      (this.#byConnection.get(connectionId) ?? []).map(({ server, ...d }) => ({
-        name: server.name,
-        transport: server.transport,
-        status: server.status,
-        cause: server.cause,
-        tools: this.#offered({ server, ...d }).map((t) => t.name),
+      (this.#byConnection.get(connectionId) ?? []).map((d) => ({
+        name: d.server.name,
+        transport: d.server.transport,
+        status: d.server.status,
+        cause: d.server.cause,
+        tools: (offered.get(d) ?? []).map((t) => t.name),
       })),
     );
   }
 
-  /** An `mcp/message` notification from a client: a server of that connection changed its tools. */
+  /** An `mcp/message` notification from a client: a server of that connection changed its tools, or reports progress on a call. */
   notify(connectionId: string, params: McpMessageParams): void {
     const d = this.#byConnection.get(connectionId)?.find((x) => x.serverId === params.serverId);
     if (d && params.method === "notifications/tools/list_changed") d.server.refresh();
+    if (d && params.method === "notifications/progress") d.server.progressed(params.requestId);
   }
 
   #declare(connectionId: string, entry: McpServerEntry): Declared {
@@ -167,7 +177,7 @@ export class McpServers implements SubagentMcp {
       const server = new McpServer(entry.name, "stdio", undefined);
       server.status = "unsupported";
       server.cause = "stdio servers run on your machine and the agent runs on a server; start the editor's agent through hermes-edge-proxy, which runs them for it";
-      return { server, offered: [], listed: undefined };
+      return { server, own: [], problems: [], listed: undefined };
     }
     if (entry.type === "acp") {
       const server = new McpServer(entry.name, "acp", async () =>
@@ -179,8 +189,9 @@ export class McpServers implements SubagentMcp {
           log.send(connectionId, frame);
           return answer;
         }, () => `${this.#requestPrefix}-${++this.#requestCount}`),
+        this.ports.callTimeouts,
       );
-      return { server, serverId: entry.serverId, offered: [], listed: undefined };
+      return { server, serverId: entry.serverId, own: [], problems: [], listed: undefined };
     }
     const server: McpServer = new McpServer(entry.name, entry.type, () =>
       connectHttp(entry, {
@@ -189,35 +200,39 @@ export class McpServers implements SubagentMcp {
         onToolsChanged: () => server.refresh(),
         onClosed: () => server.lost("the connection closed"),
       }),
+      this.ports.callTimeouts,
     );
-    return { server, offered: [], listed: undefined };
+    return { server, own: [], problems: [], listed: undefined };
   }
 
-  /** The server's tools as `Tool`s, rebuilt only when it listed again; colliding names are left out. */
-  #offered(d: Declared, report?: (text: string) => void): AnyTool[] {
+  /** The server's own usable tools as `Tool`s, rebuilt only when it listed again. */
+  #own(d: Declared): AnyTool[] {
     if (d.server.status !== "ready" && d.server.status !== "failed") return [];
-    if (d.listed === d.server.tools) return d.offered;
-    const others = new Set([...this.#byConnection.values()].flat().filter((x) => x !== d).flatMap((x) => x.offered.map((t) => t.name)));
-    const offered: AnyTool[] = [];
+    if (d.listed === d.server.tools) return d.own;
+    const own: AnyTool[] = [];
+    const problems: string[] = [];
     const builtins = builtinNames();
     for (const info of d.server.tools) {
       const name = mcpToolName(d.server.name, info.name);
-      if (info.invalid !== undefined) report?.(`${info.name.startsWith("#") ? `tool ${info.name}` : `tool "${info.name}"`} is left out: ${info.invalid}`);
-      else if (builtins.has(name)) report?.(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
-      else if (others.has(name) || offered.some((t) => t.name === name)) report?.(`tool "${info.name}" is left out: another MCP tool is already named ${name}`);
-      else offered.push(mcpTool(d.server, info, name));
+      if (info.invalid !== undefined) problems.push(`${info.name.startsWith("#") ? `tool ${info.name}` : `tool "${info.name}"`} is left out: ${info.invalid}`);
+      else if (builtins.has(name)) problems.push(`tool "${info.name}" is left out: its name ${name} is a built-in tool's`);
+      else if (own.some((t) => t.name === name)) problems.push(`tool "${info.name}" is left out: another MCP tool is already named ${name}`);
+      else own.push(mcpTool(d.server, info, name));
     }
     d.listed = d.server.tools;
-    d.offered = offered;
-    return offered;
+    d.own = own;
+    d.problems = problems;
+    return own;
   }
 
   /** Tells the declaring editor what went wrong with a server, once it has settled. */
   #report(connectionId: string, d: Declared, declared: Declared[]): void {
     if (this.#byConnection.get(connectionId) !== declared) return; // re-attached meanwhile
     const { server } = d;
-    const problems: string[] = [];
-    this.#offered(d, (text) => problems.push(text));
+    const own = this.#own(d);
+    const offered = this.#offeredByServer().find((x) => x.d === d)?.tools ?? own;
+    const taken = own.filter((t) => !offered.includes(t)).map((t) => `${t.name} is left out while a server of another editor connection offers a tool of that name (it is offered once that connection goes)`);
+    const problems = [...d.problems, ...taken];
     if (server.status !== "ready") problems.unshift(`unavailable: ${server.cause}. Its tools are not offered in this session`);
     if (problems.length === 0) return;
     const text = `\n\n⚠️ MCP server "${server.name}" (${server.transport}): ${problems.join("; ")}.\n`;

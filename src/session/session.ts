@@ -4,12 +4,12 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { invalidRequest, isStdioEntry, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, isStdioEntry, mcpCallTimeouts, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
 import { upstreamSettingsLogged } from "../agent/providers/upstream-config.js";
-import { coalesceMs, delegationSettings, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
+import { coalesceMs, delegationSettings, mcpCallTimeoutMs, modelSettings, permissionTimeoutMs, type ModelSettings } from "../config.js";
 import { PermissionRuleStore } from "../db/permission-rules.js";
 import { SegmentIndex } from "../db/segment-index.js";
 import { MemoryStore } from "../db/memory-store.js";
@@ -111,7 +111,7 @@ export class Session {
     const stubs = new Map<string, DurableObjectStub<SessionRpc>>();
     const stub = (id: string) => stubs.get(id) ?? stubs.set(id, host.session(id)).get(id)!;
     this.subagents = new Subagents(this.log, this.index, delegation, stub, this.slots);
-    this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID() });
+    this.mcp = new McpServers({ log: this.log, allowPrivate: env.HERMES_ALLOW_PRIVATE_MCP === "1", newId: () => crypto.randomUUID(), callTimeouts: mcpCallTimeouts(mcpCallTimeoutMs(env)) });
     // Also when the outbox finds a connection's socket gone, not only on an explicit detach.
     this.log.onDetach = (connectionId) => {
       this.tunnels.detached(connectionId);

@@ -16,14 +16,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
-import { connectSdk, type SdkClient } from "./sdk-client.js";
+import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 import { e2eVars } from "./e2e-service.js";
 
 const TOKEN = "tok-mcp-e2e";
+const CALL_TIMEOUT_MS = 2_000;
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const LATE_TOOLS = join(REPO_ROOT, "test/support/late-tools-mcp-stdio.ts");
+const BIG_TOOLS = join(REPO_ROOT, "test/support/big-tools-mcp-stdio.ts");
 
 let mock: MockOpenAI;
 let server: DevServer;
@@ -43,7 +45,8 @@ beforeAll(async () => {
   everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
   everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
   server = await startDevServer({
-    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1" },
+    // A short MCP call timeout (its progress test runs in seconds); every other call here answers at once.
+    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1", HERMES_MCP_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) },
   });
 }, 180_000);
 
@@ -139,6 +142,44 @@ describe("an http MCP server reached by the service", () => {
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sum [[mock:e2e-mcp-sse]]" }] });
     expect(toolMessages("e2e-mcp-sse", 1).e2).toMatch(/\b5\b/);
   });
+
+  it("keeps an http call alive past the call timeout while the server reports progress", async () => {
+    const c = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    // 5 s with progress every 0.5 s; the timeout is 2 s.
+    mock.setScript("e2e-mcp-http-progress", [{ toolCalls: [{ id: "h1", name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 5, steps: 10 } }] }, { text: "done" }]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: cwdFor("http-progress"), mcpServers: [{ type: "http", name: "everything", url: everythingUrl, headers: [] }] as never });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it [[mock:e2e-mcp-http-progress]]" }] });
+    expect(toolMessages("e2e-mcp-http-progress", 1)).toEqual({ h1: "Long running operation completed. Duration: 5 seconds, Steps: 10." });
+  });
+
+  it("offers a tool left out for a name another connection's server had, once that connection goes (http servers list only once)", async () => {
+    const servers = [{ type: "http", name: "everything", url: everythingUrl, headers: [] }];
+    const first = await connectSdk(server.wsUrl, TOKEN);
+    const second = await connectSdk(server.wsUrl, TOKEN);
+    clients.push(first, second);
+    for (const c of [first, second]) await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await first.agent.request("session/new", { cwd: cwdFor("shared"), mcpServers: servers as never });
+    await first.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mcp" }] });
+    await second.agent.request("session/load", { sessionId, cwd: cwdFor("shared"), mcpServers: servers as never });
+    // The second editor's server lists the same tools: they stay the first's, and the second editor is told.
+    await until(() => /MCP server "everything" \(http\): .*(left out[^;]*mcp__everything__echo|mcp__everything__echo is left out)/.test(agentText(second.updates, sessionId)), "the notice");
+    expect(agentText(second.updates, sessionId)).toMatch(/mcp__everything__echo is left out while a server of another editor connection offers a tool of that name/);
+    await first.close();
+    const mcpReport = async () => {
+      const before = agentText(second.updates, sessionId).length;
+      await second.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mcp" }] });
+      return agentText(second.updates, sessionId).slice(before);
+    };
+    let report = await mcpReport();
+    for (let i = 0; i < 50 && (report.match(/\*\*everything\*\*/g) ?? []).length > 1; i++) report = await mcpReport();
+    expect(report).toMatch(/- \*\*everything\*\* \(http\): ready, [1-9]\d* tools/);
+    mock.setScript("e2e-mcp-shared", [{ toolCalls: [{ id: "s1", name: "mcp__everything__echo", arguments: { message: "second editor" } }] }, { text: "done" }]);
+    await second.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo [[mock:e2e-mcp-shared]]" }] });
+    expect(offered("e2e-mcp-shared")).toContain("mcp__everything__echo");
+    expect(toolMessages("e2e-mcp-shared", 1)).toEqual({ s1: "Echo: second editor" });
+  });
 });
 
 describe("the editor's stdio servers, run by the proxy", () => {
@@ -173,6 +214,34 @@ describe("the editor's stdio servers, run by the proxy", () => {
     await e.agent.request("session/close", { sessionId });
     // Every process the proxy started for the session ends (polled: on a loaded machine a child may take a moment to go).
     await until(() => pids.every((pid) => !alive(pid)) && childrenOf(e.child.pid!).length === 0, "the servers to stop after session/close");
+  });
+
+  it("keeps a call alive past the call timeout while the server reports progress, on the service and in the proxy, and fails a silent one naming the timeout", async () => {
+    const e = startEditor(["--url", server.wsUrl, "--token", TOKEN], isolatedEnv({ HERMES_EDGE_PROXY_TEST_MCP_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) }));
+    editors.push(e);
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const long = (id: string, duration: number, steps: number) => ({ toolCalls: [{ id, name: "mcp__everything__trigger-long-running-operation", arguments: { duration, steps } }] });
+    // 5 s with progress every 0.5 s, then 3 s without any: the timeout is 2 s on both sides.
+    mock.setScript("e2e-mcp-progress", [long("p1", 5, 10), long("p2", 3, 1), { text: "done" }]);
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("progress"), mcpServers: [stdio("everything", [EVERYTHING, "stdio"])] as never });
+    const answer = await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it [[mock:e2e-mcp-progress]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(toolMessages("e2e-mcp-progress", 1)).toEqual({ p1: "Long running operation completed. Duration: 5 seconds, Steps: 10." });
+    expect(toolMessages("e2e-mcp-progress", 2).p2).toMatch(/^Error: MCP server "everything" stopped responding: .*no answer or progress to tools\/call within 2 s/);
+    expect(e.garbage).toEqual([]);
+    expect(e.validator.errors).toEqual([]);
+  });
+
+  it("tells the user which server's tool list is too large for a frame, and by how much", async () => {
+    const e = editor();
+    await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const env = [{ name: "BIG_TOOLS_COUNT", value: "45" }, { name: "BIG_TOOLS_BYTES", value: "100000" }];
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("big-list"), mcpServers: [{ ...stdio("huge", ["--import", TSX, BIG_TOOLS]), env }] as never });
+    const notice = () => agentText(e.updates, sessionId);
+    await until(() => /MCP server "huge"/.test(notice()), "the notice", 8_000);
+    expect(notice()).toMatch(/MCP server "huge" \(acp\): unavailable: .*its tool list is too large: 4,50\d,\d{3} bytes, 3\d\d,\d{3} more than fits in one frame of the service's default 4,194,304-byte limit \(HERMES_MAX_FRAME_BYTES\)/);
+    expect(e.garbage).toEqual([]);
+    expect(e.validator.errors).toEqual([]);
   });
 
   it("keeps the servers across a reconnect and declares them again when it re-attaches", async () => {

@@ -12,6 +12,7 @@ export * from "./envelope.js";
 export * from "./errors.js";
 export * from "./hermes-meta.js";
 export * from "./initialize-info.js";
+export * from "./initialize-result.js";
 export * from "./own-requests.js";
 export * from "./oversize-ledger.js";
 export * from "./reattach.js";

@@ -24,6 +24,16 @@ export const MCP_MESSAGE = "mcp/message";
  */
 export const MAX_MCP_SERVERS = 32;
 
+/**
+ * How long an MCP tool call may run (a build, a query): it fails after
+ * `idleMs` without an answer or a `notifications/progress`, and after
+ * `totalMs` in all, progress or not. The service and the proxy apply the same.
+ */
+export const MCP_CALL_TIMEOUT_MS = 5 * 60_000;
+export function mcpCallTimeouts(idleMs: number = MCP_CALL_TIMEOUT_MS): { idleMs: number; totalMs: number } {
+  return { idleMs, totalMs: idleMs * 12 };
+}
+
 /** Outer ACP error codes of the binding (never inner MCP codes). */
 export const McpBindingError = {
   /** No server with that id is declared on this connection. */

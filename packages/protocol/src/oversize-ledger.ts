@@ -9,6 +9,9 @@ import { z } from "zod";
 import { idKey, type Frame, type RequestId } from "./envelope.js";
 import { utf8Bytes } from "./utf8-size.js";
 
+/** The service's frame limit unless `HERMES_MAX_FRAME_BYTES` says otherwise. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;
 
@@ -44,13 +47,18 @@ export class OversizeLedger {
   }
 }
 
+/** The sizes a `null`-id frame-limit error names, or null for any other frame. */
+export function frameLimitRefusal(frame: Frame): { frameBytes: number; limitBytes: number } | null {
+  if (frame.kind !== "response" || frame.message.id !== null || !frame.message.error) return null;
+  const data = zOversizeData.safeParse(frame.message.error.data);
+  return data.success ? { frameBytes: data.data.frameBytes, limitBytes: data.data.limitBytes } : null;
+}
+
 /** A `null`-id frame-limit error, re-addressed to the request it refused; any other frame unchanged. */
 export function attributeOversize(frame: Frame, ledger: OversizeLedger): Frame {
-  if (frame.kind !== "response" || frame.message.id !== null || !frame.message.error) return frame;
-  const error = frame.message.error;
-  const data = zOversizeData.safeParse(error.data);
-  if (!data.success) return frame;
-  const id = ledger.take(data.data.frameBytes);
+  const refusal = frameLimitRefusal(frame);
+  if (frame.kind !== "response" || !refusal) return frame;
+  const id = ledger.take(refusal.frameBytes);
   if (id === undefined) return frame;
-  return { kind: "response", message: { jsonrpc: "2.0", id, error } };
+  return { kind: "response", message: { jsonrpc: "2.0", id, error: frame.message.error! } };
 }

@@ -84,6 +84,14 @@ export class ReconnectTracker {
     return this.#pending.has(idKey(id));
   }
 
+  /**
+   * The client's `initialize` was answered without the service (the proxy
+   * had no token yet): a connection made later replays it, as after a drop.
+   */
+  initializedLocally(params: unknown): void {
+    this.#initialize = { params, answered: true };
+  }
+
   /** Records a request from the client (queued or about to be sent); `text` is the frame as it goes out. */
   clientRequest(message: IncomingRequest, text: string): void {
     const { id, method, params } = message;
