@@ -3,7 +3,7 @@
  * - `unit`: pure logic in Node (acp, agent, session helpers, test support).
  * - `protocol`: the `@hermes-edge/protocol` package (envelope, errors, hermes
  *   extensions, reconnect tracker) in Node; it also bundles it for the browser.
- * - `workers`: the Worker and both Durable Objects inside workerd, against the
+ * - `workers`: the Worker and the three Durable Objects inside workerd, against the
  *   mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
  * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).

@@ -11,7 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
 
-/** JSON-RPC codes used over HTTP. The first five are JSON-RPC/ACP's; the rest are hermes-edge's own. */
+/** JSON-RPC codes used over HTTP. The first six are JSON-RPC/ACP's; the rest are hermes-edge's own. */
 export const ErrorCode = {
   parseError: -32700,
   invalidRequest: -32600,
@@ -19,7 +19,7 @@ export const ErrorCode = {
   internalError: -32603,
   authRequired: -32000,
   resourceNotFound: -32002,
-  /** hermes-edge: authenticated but not allowed (a wrong admin token). HTTP 403. */
+  /** hermes-edge: not allowed (a wrong admin token, or a refused browser Origin). HTTP 403. */
   forbidden: -32001,
   /** hermes-edge: a tenant limit is reached (`data: { limit, used, max, retryAfterSeconds? }`). HTTP 429. */
   tenantLimitReached: -32003,
