@@ -12,6 +12,8 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 export { DEFAULT_MAX_FRAME_BYTES };
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_COALESCE_MS = 5;
+/** How long a permission request waits for the user before it counts as denied. */
+export const DEFAULT_PERMISSION_TIMEOUT_MS = 60_000;
 
 export interface ModelSettings {
   baseURL: string;
@@ -21,7 +23,6 @@ export interface ModelSettings {
   models: string[];
   /** From HERMES_CONTEXT_WINDOW; when unset, each model's own window applies. */
   contextWindowOverride: number | undefined;
-  contextWindow: number;
 }
 
 /** Known context windows by model-id prefix; anything else gets `DEFAULT_CONTEXT_WINDOW`. */
@@ -51,7 +52,6 @@ export function modelSettings(env: Env): ModelSettings {
     defaultModel,
     models: listed.includes(defaultModel) ? listed : [defaultModel, ...listed],
     contextWindowOverride: positiveInt(env.HERMES_CONTEXT_WINDOW, 0) || undefined,
-    contextWindow: contextWindowFor(defaultModel, { contextWindowOverride: positiveInt(env.HERMES_CONTEXT_WINDOW, 0) || undefined }),
   };
 }
 
@@ -105,7 +105,7 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 }
 
 export function permissionTimeoutMs(env: Env): number {
-  return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, 60_000);
+  return positiveInt(env.HERMES_PERMISSION_TIMEOUT_MS, DEFAULT_PERMISSION_TIMEOUT_MS);
 }
 
 /** An MCP tool call's timeout without an answer or progress (`mcpCallTimeouts`: 12 times that in all). */

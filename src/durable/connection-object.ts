@@ -7,7 +7,8 @@ import { DurableObject } from "cloudflare:workers";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
-import { ErrorCode, errorResponse } from "../http/http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { errorResponse } from "../http/http-error.js";
 import { guarded, type EntryContext } from "./entry-point.js";
 
 export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {

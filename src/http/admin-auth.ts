@@ -8,7 +8,8 @@ import type { MiddlewareHandler } from "hono";
 import type { Env } from "../env.js";
 import { secretsEqual } from "../keys/api-key.js";
 import { countFailure } from "./auth.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 
 export function adminAuth(): MiddlewareHandler<{ Bindings: Env }> {
   return async function adminAuthMiddleware(c, next) {

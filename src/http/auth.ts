@@ -9,7 +9,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Env } from "../env.js";
 import { checkCredential } from "./credentials.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 
 export const TOKEN_PROTOCOL_PREFIX = "hermes-edge-token.";
 export const ACP_PROTOCOL = "acp";

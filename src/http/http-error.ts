@@ -9,25 +9,8 @@
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ErrorCode } from "@hermes-edge/protocol";
 import { ZodError } from "zod";
-
-/** JSON-RPC codes used over HTTP. The first six are JSON-RPC/ACP's; the rest are hermes-edge's own. */
-export const ErrorCode = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  invalidParams: -32602,
-  internalError: -32603,
-  authRequired: -32000,
-  resourceNotFound: -32002,
-  /** hermes-edge: not allowed (a wrong admin token, or a refused browser Origin). HTTP 403. */
-  forbidden: -32001,
-  /** hermes-edge: a tenant limit is reached (`data: { limit, used, max, retryAfterSeconds? }`). HTTP 429. */
-  tenantLimitReached: -32003,
-  /** hermes-edge: too many failed authentication attempts from one address. HTTP 429. */
-  tooManyFailures: -32004,
-  /** hermes-edge: a concurrent change won (e.g. two writers of one project's memory). HTTP 409. */
-  conflict: -32005,
-} as const;
 
 const STATUS_OF_CODE = new Map<number, ContentfulStatusCode>([
   [ErrorCode.parseError, 400],

@@ -10,7 +10,8 @@ import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import type { Env } from "../env.js";
 import { memoryCharacters, zMemoryEntries } from "../tools/memory-entries.js";
 import type { AuthVariables } from "./auth.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 import { jsonBody, queryOf } from "./validate.js";
 
 const zQuery = z.object({ cwd: zAbsolutePath });

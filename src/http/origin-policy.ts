@@ -10,7 +10,8 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { Env } from "../env.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 import { ALLOWED_ORIGINS_VAR, originAllowed, parseAllowedOrigins, type ParsedOrigins } from "./origin-patterns.js";
 
 type BrowserEnv = { Bindings: Env };

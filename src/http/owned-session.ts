@@ -7,7 +7,8 @@ import { zSessionId } from "../acp/params.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { Env } from "../env.js";
 import type { SessionRpc } from "../session/session-rpc.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 
 /** @throws {HTTPException} 404 -32002 "no such session" for an unknown, foreign or malformed id. */
 export async function ownedSessionObject(env: Env, tenant: string, sessionId: string): Promise<DurableObjectStub<SessionRpc>> {

@@ -11,7 +11,8 @@ import type { SubagentCommand, SubagentControlResult } from "../delegate/subagen
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
 import type { AuthVariables } from "./auth.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 import { ownedSessionObject } from "./owned-session.js";
 
 export const subagentRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()

@@ -7,7 +7,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { readBounded } from "../bounded-read.js";
-import { ErrorCode, httpError } from "./http-error.js";
+import { ErrorCode } from "@hermes-edge/protocol";
+import { httpError } from "./http-error.js";
 
 /** Largest accepted REST body; admin bodies are a few hundred bytes. */
 export const MAX_BODY_BYTES = 16 * 1024;

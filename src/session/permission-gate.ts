@@ -10,8 +10,6 @@ import { isSensitivePath } from "../tools/path-policy.js";
 import { ToolError, type GateRequest } from "../tools/tool.js";
 import { modeDecision } from "./modes.js";
 
-export const DEFAULT_PERMISSION_TIMEOUT_MS = 60_000;
-
 export const PERMISSION_OPTIONS = {
   allowOnce: { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
   allowSession: { optionId: "allow_session", name: "Allow for this session", kind: "allow_always" },

@@ -63,7 +63,6 @@ describe("modelSettings", () => {
       defaultModel: DEFAULT_MODEL,
       models: [DEFAULT_MODEL],
       contextWindowOverride: undefined,
-      contextWindow: DEFAULT_CONTEXT_WINDOW,
     });
     expect(DEFAULT_BASE_URL).toBe("https://api.openai.com/v1");
   });
@@ -75,7 +74,6 @@ describe("modelSettings", () => {
       defaultModel: DEFAULT_MODEL,
       models: [DEFAULT_MODEL],
       contextWindowOverride: undefined,
-      contextWindow: DEFAULT_CONTEXT_WINDOW,
     });
   });
 
@@ -95,7 +93,6 @@ describe("modelSettings", () => {
       defaultModel: "gpt-x",
       models: ["gpt-x"],
       contextWindowOverride: 200_000,
-      contextWindow: 200_000,
     });
   });
 
@@ -112,7 +109,6 @@ describe("modelSettings", () => {
     for (const raw of ["abc", "0", "-5", "1.5", ""]) {
       const settings = modelSettings(env({ HERMES_CONTEXT_WINDOW: raw, HERMES_MODEL: "some-local-model" }));
       expect(settings.contextWindowOverride, raw).toBeUndefined();
-      expect(settings.contextWindow, raw).toBe(DEFAULT_CONTEXT_WINDOW);
     }
   });
 });

@@ -11,7 +11,7 @@ import { ZodError } from "zod";
 export { RequestError };
 export type { ErrorResponse };
 
-/** The codes hermes-edge sends (JSON-RPC's, and ACP's -32000/-32002/-32800). */
+/** The codes hermes-edge sends: JSON-RPC's, ACP's (-32000, -32002, -32800) and its own (-32001, -32003 to -32005). */
 export const ErrorCode = {
   parseError: -32700,
   invalidRequest: -32600,
@@ -23,6 +23,14 @@ export const ErrorCode = {
   /** ACP `resource_not_found`: an unknown (or someone else's) session. */
   resourceNotFound: -32002,
   requestCancelled: -32800,
+  /** hermes-edge: not allowed (a wrong admin token, or a refused browser Origin). HTTP 403. */
+  forbidden: -32001,
+  /** hermes-edge: a tenant limit is reached (`data: { limit, used, max, retryAfterSeconds? }`). HTTP 429. */
+  tenantLimitReached: -32003,
+  /** hermes-edge: too many failed authentication attempts from one address. HTTP 429. */
+  tooManyFailures: -32004,
+  /** hermes-edge: a concurrent change won (e.g. two writers of one project's memory). HTTP 409. */
+  conflict: -32005,
 } as const;
 
 const withDetail = (detail: string | undefined) => (detail ? { detail } : undefined);
