@@ -1,8 +1,9 @@
 // How a sub-agent's run that stopped short reaches the parent: the status and
 // the summary name why (cut off at the token limit, refused, paused, deleted
 // with its parent), so the parent model and the editor can act on it.
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { mockScript, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+import { mockCalls, mockScript, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 
 const CWD = "/work/deleg-outcomes";
 
@@ -44,5 +45,39 @@ describe("a sub-agent that stopped short", () => {
     expect(results[0].status).toBe("failed");
     expect(results[0].summary).toMatch(/refused/);
     client.close();
+  });
+});
+
+const rest = (path: string) => SELF.fetch(`http://hermes.test${path}`, { headers: { Authorization: "Bearer tok-alpha" } });
+
+describe("session/delete of a parent", () => {
+  it("deletes its sub-agent sessions and theirs, which no listing could reach once the parent is gone", async () => {
+    const previous = env.HERMES_MAX_SPAWN_DEPTH;
+    env.HERMES_MAX_SPAWN_DEPTH = "2";
+    try {
+      const grandchild = await script("grandchild", [{ text: "Grandchild done." }]);
+      const orchestrator = await script("orchestrator", [
+        { toolCalls: [{ id: "call_inner", name: "delegate_task", arguments: { goal: goal(grandchild, "inner") } }] },
+        { text: "Orchestrator done." },
+      ]);
+      const leaf = await script("leaf", [{ text: "Leaf done." }]);
+      const { client, sessionId, results } = await delegate({ tasks: [{ goal: goal(orchestrator, "orchestrate"), role: "orchestrator" }, { goal: goal(leaf, "leaf") }] });
+      expect(results.map((r) => r.status)).toEqual(["completed", "completed"]);
+      const inner: string = (await mockCalls(orchestrator))[1].body.messages.at(-1).content;
+      const grandchildId: string = JSON.parse(inner.slice(inner.indexOf("\n") + 1)).results[0].subagent_id;
+      const ids = [results[0].subagent_id as string, results[1].subagent_id as string, grandchildId];
+      for (const id of ids) expect((await rest(`/v1/sessions/${id}`)).status).toBe(200);
+
+      expect(await client.call("session/delete", { sessionId })).toEqual({});
+      expect((await rest(`/v1/sessions/${sessionId}`)).status).toBe(404);
+      for (const id of ids) {
+        expect((await rest(`/v1/sessions/${id}`)).status).toBe(404);
+        expect((await rest(`/v1/sessions/${id}/history`)).status).toBe(404);
+        expect((await client.request("session/load", { sessionId: id, cwd: CWD, mcpServers: [] })).error).toMatchObject({ code: -32002 });
+      }
+      client.close();
+    } finally {
+      env.HERMES_MAX_SPAWN_DEPTH = previous;
+    }
   });
 });
