@@ -18,6 +18,7 @@ import { SessionIndex } from "../db/session-index.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
 import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
 import { deleteSubagentSessions } from "../delegate/delete-subagent-sessions.js";
+import { interruptSubagent } from "../delegate/nested-interrupt.js";
 import { SubagentTask } from "../delegate/subagent-task.js";
 import { Subagents } from "../delegate/subagents.js";
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
@@ -315,8 +316,9 @@ export class Session {
     return { sessionId: record.sessionId, currentSegment: record.segment, messages: this.store.allHistory() };
   }
 
-  controlSubagents(tenant: string, command: SubagentCommand): SubagentControlResult {
+  async controlSubagents(tenant: string, command: SubagentCommand): Promise<SubagentControlResult> {
     this.#own({ tenant });
+    if (command.action === "interrupt") return interruptSubagent(this.subagents, (id) => this.host.session(id), tenant, command.subagentId);
     return this.subagents.control(command);
   }
 

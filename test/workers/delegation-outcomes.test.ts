@@ -81,3 +81,46 @@ describe("session/delete of a parent", () => {
     }
   });
 });
+
+describe("_hermes/subagents/interrupt of a sub-agent further down", () => {
+  it("stops a grandchild named by the id its relayed updates carry in the root session; the orchestrator goes on", async () => {
+    const previous = env.HERMES_MAX_SPAWN_DEPTH;
+    env.HERMES_MAX_SPAWN_DEPTH = "2";
+    try {
+      const grandchild = await script("slow-grandchild", [{ tokens: 400, chunkDelayMs: 25 }]);
+      const orchestrator = await script("orchestrator", [
+        { toolCalls: [{ id: "call_inner", name: "delegate_task", arguments: { goal: goal(grandchild, "slow inner") } }] },
+        { text: "Orchestrator done." },
+      ]);
+      const key = await script("parent", [
+        { toolCalls: [{ id: "call_delegate", name: "delegate_task", arguments: { goal: goal(orchestrator, "orchestrate"), role: "orchestrator" } }] },
+        { text: "done" },
+      ]);
+      const client = await TestClient.ready();
+      const sessionId = await client.newSession(CWD);
+      const prompt = client.prompt(sessionId, `[[mock:${key}]] go`, 30_000);
+      // The orchestrator's delegate call, relayed into the root session, shows the grandchild running.
+      const progress = await client.next(
+        (f) => f.params?.sessionId === sessionId && /\/call_inner$/.test(f.params?.update?.toolCallId ?? "") && f.params.update._meta?.hermes?.subagents?.[0]?.state === "running",
+      );
+      const grandchildId: string = progress.params.update._meta.hermes.subagents[0].subagentId;
+      const started = Date.now();
+      expect(await client.call("_hermes/subagents/interrupt", { sessionId, subagentId: grandchildId })).toMatchObject({ interrupted: grandchildId });
+      expect((await prompt.response).result).toEqual({ stopReason: "end_turn" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      const inner: string = (await mockCalls(orchestrator))[1].body.messages.at(-1).content;
+      expect(JSON.parse(inner.slice(inner.indexOf("\n") + 1)).results[0]).toMatchObject({ subagent_id: grandchildId, status: "interrupted" });
+      const done = client
+        .updates(sessionId)
+        .map((f) => f.params.update)
+        .find((u) => u.toolCallId === "call_delegate" && u.status === "completed");
+      expect(done.rawOutput.results[0]).toMatchObject({ status: "completed", summary: "Orchestrator done." });
+      // An id that runs nowhere under the session is still -32002.
+      expect((await client.request("_hermes/subagents/interrupt", { sessionId, subagentId: grandchildId })).error).toMatchObject({ code: -32002 });
+      client.close();
+    } finally {
+      env.HERMES_MAX_SPAWN_DEPTH = previous;
+    }
+  });
+});
