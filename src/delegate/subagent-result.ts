@@ -52,8 +52,7 @@ export function statusOf(outcome: { stopReason: StopReason; error?: unknown; mod
   if (cause === "timeout") return "timeout";
   if (cause === "interrupted" || outcome.stopReason === "cancelled") return "interrupted";
   if (outcome.error !== undefined || outcome.modelCalls === undefined) return "failed";
-  // Out of model calls, refused, or cut off at the output-token limit: the task's answer is not all there.
-  if (outcome.stopReason === "max_turn_requests" || outcome.stopReason === "refusal" || outcome.stopReason === "max_tokens") return "failed";
+  if (outcome.stopReason === "max_turn_requests" || outcome.stopReason === "refusal") return "failed";
   return "completed";
 }
 
