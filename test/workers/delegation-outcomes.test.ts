@@ -125,3 +125,19 @@ describe("_hermes/subagents/interrupt of a sub-agent further down", () => {
     }
   });
 });
+
+describe("a delegation while spawning is paused", () => {
+  it("tells the editor the task is held by the pause (and how to release it), not that it waits for a slot", async () => {
+    const child = await script("held-child", [{ text: "ran after resume" }]);
+    const key = await script("parent", [{ toolCalls: [{ id: "call_delegate", name: "delegate_task", arguments: { goal: goal(child, "held") } }] }, { text: "done" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    expect(await client.call("_hermes/subagents/pause", { sessionId })).toMatchObject({ paused: true });
+    const prompt = client.prompt(sessionId, `[[mock:${key}]] go`);
+    const queued = await client.next((f) => f.params?.update?.toolCallId === "call_delegate" && f.params.update._meta?.hermes?.subagents?.[0]?.state === "queued");
+    expect(queued.params.update.content[0].content.text).toMatch(/held: new sub-agents are paused until _hermes\/subagents\/resume$/);
+    expect(await client.call("_hermes/subagents/resume", { sessionId })).toMatchObject({ paused: false });
+    expect((await prompt.response).result).toEqual({ stopReason: "end_turn" });
+    client.close();
+  });
+});
