@@ -28,7 +28,8 @@ export interface DelegatedTask {
 
 /** What happened to one task, for the parent's live progress view. */
 export type SubagentEvent =
-  | { type: "queued"; subagentId: string }
+  /** `paused`: held by `_hermes/subagents/pause`, not by the lack of a slot. */
+  | { type: "queued"; subagentId: string; paused?: boolean }
   | { type: "started"; subagentId: string }
   | { type: "tool"; subagentId: string; title: string }
   | { type: "finished"; subagentId: string; result: SubagentResult };

@@ -206,14 +206,24 @@ class LastMessage {
 function summaryText(status: SubagentStatus, failure: string | null, outcome: RunOutcome | null, text: string, maxCalls: number): string {
   if (failure) return failure;
   const said = text.trim();
-  const prefix =
-    status === "timeout"
-      ? "Stopped: the time limit was reached."
-      : status === "interrupted"
-        ? "Stopped: interrupted."
-        : outcome?.stopReason === "max_turn_requests"
-          ? `Stopped after ${maxCalls} model calls without finishing.`
-          : "";
+  const prefix = stopNote(status, outcome, said, maxCalls);
   if (!said) return prefix || "(the sub-agent ended without a final message)";
   return prefix ? `${prefix}\n\n${said}` : said;
+}
+
+/** Why the run stopped short, in words the parent model can act on; empty for a finished task. */
+function stopNote(status: SubagentStatus, outcome: RunOutcome | null, said: string, maxCalls: number): string {
+  if (status === "timeout") return "Stopped: the time limit was reached.";
+  if (status === "interrupted") return "Stopped: interrupted.";
+  switch (outcome?.stopReason) {
+    case "max_turn_requests":
+      return `Stopped after ${maxCalls} model calls without finishing.`;
+    case "max_tokens":
+      return "Stopped: the model's answer was cut off at its output-token limit, so the text below is incomplete.";
+    case "refusal":
+      return "Stopped: the model refused to answer (its content filter stopped the reply).";
+  }
+  // A failure the conversation does not already explain (a turn that crashed inside the service, say).
+  const error = outcome?.error?.message;
+  return status === "failed" && error && !said.includes(error) ? `Failed: ${error.replace(/\.$/, "")}.` : "";
 }

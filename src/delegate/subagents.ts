@@ -118,7 +118,7 @@ export class Subagents implements SubagentSpawner {
     this.#remember();
     let result: SubagentResult;
     try {
-      options.onEvent({ type: "queued", subagentId });
+      options.onEvent({ type: "queued", subagentId, ...(this.pool.paused ? { paused: true } : {}) });
       result = await this.pool.run(() => this.#run(entry, task), controller.signal);
     } catch (err) {
       if (!(err instanceof PoolAbortedError)) throw err;

@@ -40,7 +40,8 @@ export class TaskBoard {
     switch (event.type) {
       case "queued":
         row.state = "queued";
-        row.detail = "waiting for a free slot";
+        // A pause holds the turn until someone resumes: say so, and how.
+        row.detail = event.paused ? "held: new sub-agents are paused until _hermes/subagents/resume" : "waiting for a free slot";
         return;
       case "started":
         row.state = "running";

@@ -47,7 +47,7 @@ export function subagentInfo(row: SessionRow) {
 }
 
 async function control(env: Env, tenant: string, sessionId: string, command: SubagentCommand): Promise<Response> {
-  if ("subagentId" in command && !zSessionId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session");
+  if ("subagentId" in command && !zSessionId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session or under it");
   const session = await ownedSessionObject(env, tenant, sessionId);
   // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
   const outcome = (await session.subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;

@@ -17,8 +17,11 @@ import { SearchIndex } from "../db/search-index.js";
 import { SessionIndex } from "../db/session-index.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
 import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControlResult, SubagentSpec, SubagentStopCause } from "../delegate/subagent-spec.js";
+import { deleteSubagentSessions } from "../delegate/delete-subagent-sessions.js";
+import { interruptSubagent } from "../delegate/nested-interrupt.js";
 import { SubagentTask } from "../delegate/subagent-task.js";
 import { Subagents } from "../delegate/subagents.js";
+import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
 import { McpServers } from "../mcp/mcp-servers.js";
 import { SessionSlots } from "../tenant/session-slots.js";
@@ -271,6 +274,11 @@ export class Session {
     if (!record || record.tenant !== conn.tenant) return {};
     this.#deleted = true;
     await this.#stop(conn);
+    await deleteSubagentSessions(this.index, record.tenant, record.sessionId, async (id) => {
+      // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
+      const outcome = (await this.host.session(id).destroy(conn)) as RpcOutcome;
+      if (!outcome.ok) throw new Error(outcome.error.message);
+    });
     await this.searchFeed.deleteSession(record.sessionId);
     await this.index.deleteWithSegments(record.sessionId);
     this.store.close();
@@ -308,8 +316,9 @@ export class Session {
     return { sessionId: record.sessionId, currentSegment: record.segment, messages: this.store.allHistory() };
   }
 
-  controlSubagents(tenant: string, command: SubagentCommand): SubagentControlResult {
+  async controlSubagents(tenant: string, command: SubagentCommand): Promise<SubagentControlResult> {
     this.#own({ tenant });
+    if (command.action === "interrupt") return interruptSubagent(this.subagents, (id) => this.host.session(id), tenant, command.subagentId);
     return this.subagents.control(command);
   }
 
