@@ -15,21 +15,23 @@ export async function deleteSubagentSessions(
   parentId: string,
   destroy: (subagentId: string) => Promise<unknown>,
 ): Promise<void> {
-  const failed = new Set<string>();
+  // Every id is tried once: one whose delete failed, or left its index row behind, is not listed again.
+  const tried = new Set<string>();
   for (;;) {
-    const ids = (await index.children(tenant, parentId)).map((row) => row.id).filter((id) => !failed.has(id));
+    const listed = (await index.children(tenant, parentId)).map((row) => row.id);
+    const ids = listed.filter((id) => !tried.has(id));
+    for (const id of ids) tried.add(id);
     for (let i = 0; i < ids.length; i += AT_ONCE) {
       await Promise.all(
         ids.slice(i, i + AT_ONCE).map((id) =>
           destroy(id).catch((err) => {
             // The parent's delete goes on; the sub-agent's row and storage stay, and its id can still be deleted.
             console.error("deleting a sub-agent session failed", { parentId, subagentId: id }, err);
-            failed.add(id);
           }),
         ),
       );
     }
-    // A full page may have more behind it; a page with nothing deletable left ends it.
-    if (ids.length === 0 || ids.length + failed.size < MAX_CHILDREN_LISTED) return;
+    // A full page may have more behind it; a page with nothing new in it ends it.
+    if (ids.length === 0 || listed.length < MAX_CHILDREN_LISTED) return;
   }
 }
