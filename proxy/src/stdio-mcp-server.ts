@@ -7,7 +7,7 @@
  * and when it reconnects the server).
  * @module
  */
-import type { McpServerStdioEntry } from "@hermes-edge/protocol";
+import { mcpTimeoutReason, type McpServerStdioEntry } from "@hermes-edge/protocol";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode, McpError, ResultSchema, type Notification, type Progress } from "@modelcontextprotocol/sdk/types.js";
@@ -77,7 +77,7 @@ export class StdioMcpServer {
     } catch (err) {
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && this.#down === null) {
         const total = typeof (err.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
-        return { failed: total ? `${method} was still running after ${seconds(this.timeouts.totalMs)}, the most one request may take, so it was stopped` : `no answer or progress to ${method} within ${seconds(this.timeouts.idleMs)}, so it was stopped` };
+        return { failed: `${mcpTimeoutReason(method, this.timeouts, total ? "total" : "idle")}, so it was stopped` };
       }
       if (err instanceof McpError && err.code !== -32000 && err.code !== -32001) return { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
       if (this.#down !== null) await afterStderr();
@@ -147,8 +147,4 @@ export class StdioMcpServer {
 /** Lets stderr data already read reach the tail: a process's "close" can come just before its last chunk is handed on. */
 function afterStderr(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${(ms / 1000).toLocaleString("en-US")} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -6,6 +6,7 @@
  * custom migration `migrations/*_search_trigram.sql`, whose conditions are
  * `cjkSqlCondition()`'s, checked by a unit test).
  */
+import { utf8Bytes } from "@hermes-edge/protocol";
 
 /** Code point ranges, inclusive: Han, kana, Hangul, Bopomofo and their extensions; the commonest first (SQL tests them in this order). */
 export const CJK_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -55,7 +56,7 @@ export function cjkSqlCondition(column: string): string {
   let ranges = "";
   for (const [from, to] of CJK_RANGES) {
     const range = `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`;
-    if (ranges && byteLength(`*[${ranges}${range}]*`) > D1_MAX_PATTERN_BYTES) {
+    if (ranges && utf8Bytes(`*[${ranges}${range}]*`) > D1_MAX_PATTERN_BYTES) {
       patterns.push(`*[${ranges}]*`);
       ranges = "";
     }
@@ -63,8 +64,4 @@ export function cjkSqlCondition(column: string): string {
   }
   patterns.push(`*[${ranges}]*`);
   return `(${patterns.map((p) => `${column} GLOB '${p}'`).join(" OR ")})`;
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
 }

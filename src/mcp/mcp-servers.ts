@@ -144,11 +144,12 @@ export class McpServers implements SubagentMcp {
     return found.d.server.call(found.info.name, args, signal);
   }
 
+  /** What `tools()` offers, each with its server and the server's own description of it. */
   #offeredWithServers(): { tool: AnyTool; d: Declared; info: McpToolInfo }[] {
-    const offered = new Set(this.tools());
-    return this.#offeredByServer().flatMap(({ d, tools }) =>
-      tools.filter((t) => offered.has(t)).map((tool) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! })),
-    );
+    return this.#offeredByServer()
+      .flatMap(({ d, tools }) => tools.map((tool) => ({ tool, d })))
+      .slice(0, MAX_MCP_TOOLS)
+      .map(({ tool, d }) => ({ tool, d, info: d.server.tools.find((i) => mcpToolName(d.server.name, i.name) === tool.name)! }));
   }
 
   /** `/mcp`: every server of the attached connections, with status and tools. */

@@ -3,6 +3,8 @@
  * server's last `notifications/progress`, and never later than `totalMs` after
  * it was sent. Its signal aborts with an Error that says which struck.
  */
+import { mcpTimeoutReason } from "@hermes-edge/protocol";
+
 export class ProgressDeadline {
   readonly #controller = new AbortController();
   readonly #started = Date.now();
@@ -13,7 +15,7 @@ export class ProgressDeadline {
     private readonly what: string,
     private readonly timeouts: { idleMs: number; totalMs: number },
   ) {
-    this.#total = setTimeout(() => this.#strike(`${what} was still running after ${seconds(timeouts.totalMs)}, the most one call may take`), timeouts.totalMs);
+    this.#total = setTimeout(() => this.#strike(mcpTimeoutReason(what, timeouts, "total")), timeouts.totalMs);
     this.progressed();
   }
 
@@ -26,7 +28,7 @@ export class ProgressDeadline {
     if (this.#controller.signal.aborted) return;
     clearTimeout(this.#idle);
     const left = this.timeouts.totalMs - (Date.now() - this.#started);
-    this.#idle = setTimeout(() => this.#strike(`no answer or progress to ${this.what} within ${seconds(this.timeouts.idleMs)}`), Math.min(this.timeouts.idleMs, Math.max(left, 0)));
+    this.#idle = setTimeout(() => this.#strike(mcpTimeoutReason(this.what, this.timeouts, "idle")), Math.min(this.timeouts.idleMs, Math.max(left, 0)));
   }
 
   clear(): void {
@@ -38,8 +40,4 @@ export class ProgressDeadline {
     this.clear();
     this.#controller.abort(new Error(why));
   }
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${(ms / 1000).toLocaleString("en-US")} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -34,6 +34,17 @@ export function mcpCallTimeouts(idleMs: number = MCP_CALL_TIMEOUT_MS): { idleMs:
   return { idleMs, totalMs: idleMs * 12 };
 }
 
+/** Why `mcpCallTimeouts` stopped a call of `method`: no answer or progress for `idleMs`, or `totalMs` in all. */
+export function mcpTimeoutReason(method: string, timeouts: { idleMs: number; totalMs: number }, struck: "idle" | "total"): string {
+  return struck === "idle"
+    ? `no answer or progress to ${method} within ${seconds(timeouts.idleMs)}`
+    : `${method} was still running after ${seconds(timeouts.totalMs)}, the most one call may take`;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${(ms / 1000).toLocaleString("en-US")} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 /** Outer ACP error codes of the binding (never inner MCP codes). */
 export const McpBindingError = {
   /** No server with that id is declared on this connection. */
