@@ -8,7 +8,8 @@ import { agentMessageChunk, agentThoughtChunk } from "../acp/updates.js";
 import { ChunkCoalescer } from "./chunk-coalescer.js";
 import type { ChatMessage, ModelProvider, ModelResult, ModelToolCall, ModelUsage } from "./model-provider.js";
 import { DEFAULT_RETRY, retryDelayMs, shouldRetry, sleep, type RetryPolicy } from "./retry.js";
-import { runToolCall, toolSpecs } from "./tool-runner.js";
+import { NOT_RUN_CANCELLED, runToolBatch } from "./tool-batch.js";
+import { toolSpecs } from "./tool-runner.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 
 export const DEFAULT_MAX_MODEL_CALLS = 50;
@@ -122,19 +123,17 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
       if (finishReason === "content_filter") return outcome("refusal");
       return outcome("end_turn");
     }
-    for (const [index, call] of toolCalls.entries()) {
-      if (signal.aborted) {
-        closeUnansweredCalls(toolCalls, index, push);
-        return outcome("cancelled");
-      }
-      toolsUsed.add(call.name);
-      toolCallsRun += 1;
-      deps.toolCallStarted?.();
-      deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
-      const output = await runToolCall(call, input.tools, deps, signal);
-      deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });
-      push({ role: "tool", tool_call_id: call.id, content: output });
-    }
+    await runToolBatch(toolCalls, input.tools, deps, signal, {
+      started: (call) => {
+        toolsUsed.add(call.name);
+        toolCallsRun += 1;
+        deps.toolCallStarted?.();
+        deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
+      },
+      ended: (call) => deps.onProgress?.({ type: "tool", name: call.name, phase: "end" }),
+      deliver: (call, output) => push({ role: "tool", tool_call_id: call.id, content: output }),
+    });
+    if (signal.aborted) return outcome("cancelled");
   }
   return outcome("max_turn_requests");
 }
@@ -208,6 +207,6 @@ function assistantMessage(text: string, toolCalls: ModelToolCall[]): ChatMessage
 /** Every tool call in history needs an answer, or the next model call is rejected. */
 function closeUnansweredCalls(calls: ModelToolCall[], from: number, push: (m: ChatMessage) => void): void {
   for (const call of calls.slice(from)) {
-    push({ role: "tool", tool_call_id: call.id, content: "Not run: the user cancelled the turn." });
+    push({ role: "tool", tool_call_id: call.id, content: NOT_RUN_CANCELLED });
   }
 }

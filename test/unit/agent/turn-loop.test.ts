@@ -1,7 +1,7 @@
 // The turn loop with the real OpenAIProvider against the mock model server and
 // tools defined here: what the editor sees (`emit`), what history keeps
 // (`record`) and what the model receives (`mock.calls`).
-import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallContent, ToolKind } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChatMessage, ModelProvider } from "../../../src/agent/model-provider.js";
@@ -80,11 +80,11 @@ function script(key: string, steps: MockStep[]): string {
 }
 
 /** The `add` tool, logging each run's input and the order runs start and end in. */
-function addTool(log: string[] = [], delays: Record<string, number> = {}): Tool<{ a: number; b: number }> {
+function addTool(log: string[] = [], delays: Record<string, number> = {}, kind: ToolKind = "think"): Tool<{ a: number; b: number }> {
   return {
     name: "add",
     description: "Adds two numbers.",
-    kind: "think",
+    kind,
     inputSchema: z.object({ a: z.number(), b: z.number() }),
     title: ({ a, b }) => `add ${a} + ${b}`,
     async run(input, ctx) {
@@ -197,7 +197,7 @@ describe("runTurn: the tool-calling loop", () => {
     expect(sentMessages(key, 1)).toEqual([SYSTEM(key), USER, ...h.recorded.slice(0, 2)]);
   });
 
-  it("runs several tool calls of one response one after another, in order", async () => {
+  it("runs several edits or commands of one response one after another, in order", async () => {
     const key = script("several", [
       {
         toolCalls: [
@@ -211,7 +211,7 @@ describe("runTurn: the tool-calling loop", () => {
     // Each call is counted (for usage) before it runs, once.
     const counted: number[] = [];
     const h = harness({ toolCallStarted: () => void counted.push(log.length) });
-    const outcome = await runTurn(turnInput(key, [addTool(log, { c1: 30 })]), h.deps, new AbortController().signal);
+    const outcome = await runTurn(turnInput(key, [addTool(log, { c1: 30 }, "execute")]), h.deps, new AbortController().signal);
 
     expect(outcome.stopReason).toBe("end_turn");
     expect(log).toEqual(['start c1 {"a":1,"b":2}', "end c1", 'start c2 {"a":10,"b":20}', "end c2"]);
@@ -235,6 +235,32 @@ describe("runTurn: the tool-calling loop", () => {
       { role: "assistant", content: "3 and 30" },
     ]);
     expect(sentMessages(key, 1)).toEqual([SYSTEM(key), USER, ...h.recorded.slice(0, 3)]);
+  });
+
+  it("runs the reads of one response together, the edit after them, and answers the model in its own order", async () => {
+    const key = script("together", [
+      {
+        toolCalls: [
+          { id: "e1", name: "write", arguments: { a: 0, b: 0 } },
+          { id: "r1", name: "add", arguments: { a: 1, b: 2 } },
+          { id: "r2", name: "add", arguments: { a: 10, b: 20 } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const log: string[] = [];
+    const counted: string[] = [];
+    const h = harness({ toolCallStarted: () => void counted.push(log.at(-1) ?? "") });
+    const write = { ...addTool(log, {}, "edit"), name: "write" };
+    const outcome = await runTurn(turnInput(key, [addTool(log, { r1: 40 }), write]), h.deps, new AbortController().signal);
+
+    expect(outcome).toMatchObject({ stopReason: "end_turn", toolCalls: 3, toolsUsed: ["add", "write"] });
+    expect(log).toEqual(['start r1 {"a":1,"b":2}', 'start r2 {"a":10,"b":20}', "end r2", "end r1", 'start e1 {"a":0,"b":0}', "end e1"]);
+    expect(counted).toHaveLength(3);
+    expect(h.updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => "toolCallId" in u && u.toolCallId)).toEqual(["r1", "r2", "e1"]);
+    const answers = [toolMessage("e1", "0"), toolMessage("r1", "3"), toolMessage("r2", "30")];
+    expect(h.recorded.slice(1, 4)).toEqual(answers);
+    expect(sentMessages(key, 1).slice(-3)).toEqual(answers);
   });
 
   it("fails unknown tools, invalid JSON and schema-invalid arguments with the reason, tells the model and carries on", async () => {
@@ -590,7 +616,7 @@ describe("runTurn: cancellation", () => {
         if (event.type === "tool" && event.phase === "start") setTimeout(() => controller.abort(), 10);
       },
     });
-    const outcome = await runTurn(turnInput(key, [waiting, addTool(log)]), h.deps, controller.signal);
+    const outcome = await runTurn(turnInput(key, [waiting, addTool(log, {}, "edit")]), h.deps, controller.signal);
 
     expect(outcome).toMatchObject({ stopReason: "cancelled", modelCalls: 1, toolsUsed: ["wait"] });
     expect(log).toEqual([]);
