@@ -20,7 +20,7 @@ export interface Env {
   HERMES_EDGE_TOKENS?: string;
   /** Guards `/v1/admin/*` (`Authorization: Bearer`); unset means the admin API refuses everyone. */
   HERMES_ADMIN_TOKEN?: string;
-  /** Default tenant limits, JSON, e.g. `{"maxConcurrentTurns": 4, "maxConcurrentSubagents": 6, "dailyTokens": 2000000}` (wrangler.toml's); unset: no limits. */
+  /** Default tenant limits, JSON, e.g. `{"maxConcurrentTurns": 4, "maxConcurrentSubagents": 64, "dailyTokens": 2000000}` (wrangler.toml's); unset: no limits. */
   HERMES_TENANT_LIMITS?: string;
   /** Browser origins allowed besides the service's own (comma list, `*` for one port or label); default localhost and 127.0.0.1. */
   HERMES_ALLOWED_ORIGINS?: string;

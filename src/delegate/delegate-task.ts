@@ -10,8 +10,13 @@ import { resultsForModel, type SubagentResult } from "./subagent-result.js";
 import type { DelegatedTask } from "./subagent-spec.js";
 import { TaskBoard } from "./task-board.js";
 import { ToolError, type Tool } from "../tools/tool.js";
+import { MAX_CONCURRENT_CHILDREN_LIMIT } from "../config.js";
 
-export const MAX_TASKS_PER_CALL = 10;
+/**
+ * As many tasks as the highest `HERMES_MAX_CONCURRENT_CHILDREN` runs at once,
+ * so one call can fill the pool; a session with a lower cap queues the rest.
+ */
+export const MAX_TASKS_PER_CALL = MAX_CONCURRENT_CHILDREN_LIMIT;
 const MAX_TIMEOUT_SECONDS = 3_600;
 
 const zGoal = z.string().trim().min(1).max(20_000);

@@ -28,8 +28,8 @@ export interface DelegatedTask {
 
 /** What happened to one task, for the parent's live progress view. */
 export type SubagentEvent =
-  /** `paused`: held by `_hermes/subagents/pause`, not by the lack of a slot. */
-  | { type: "queued"; subagentId: string; paused?: boolean }
+  /** `paused`: held by `_hermes/subagents/pause`, not by the lack of a slot; `tenantLimit`: held by the tenant's `maxConcurrentSubagents` (this many run across its sessions), not by the session's own cap. */
+  | { type: "queued"; subagentId: string; paused?: boolean; tenantLimit?: number }
   | { type: "started"; subagentId: string }
   | { type: "tool"; subagentId: string; title: string }
   | { type: "finished"; subagentId: string; result: SubagentResult };

@@ -216,7 +216,8 @@ export class Subagents implements SubagentSpawner {
     const limitMs = task.timeoutMs ?? DEFAULT_SUBAGENT_LIMIT_MS;
     const started = this.now();
     try {
-      release = await holdSlotWithin((signal) => this.slots.holdSubagent(subagentId, signal), entry.controller.signal, limitMs);
+      const onWait = (max: number) => entry.onEvent({ type: "queued", subagentId, tenantLimit: max });
+      release = await holdSlotWithin((signal) => this.slots.holdSubagent(subagentId, signal, onWait), entry.controller.signal, limitMs);
     } catch (err) {
       const model = this.log.store.record()!.model;
       if (entry.controller.signal.aborted) return resultWithoutRun(entry.taskIndex, subagentId, model, "interrupted", "Interrupted before it started.");

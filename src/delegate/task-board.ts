@@ -41,7 +41,11 @@ export class TaskBoard {
       case "queued":
         row.state = "queued";
         // A pause holds the turn until someone resumes: say so, and how.
-        row.detail = event.paused ? "held: new sub-agents are paused until _hermes/subagents/resume" : "waiting for a free slot";
+        row.detail = event.paused
+          ? "held: new sub-agents are paused until _hermes/subagents/resume"
+          : event.tenantLimit !== undefined
+            ? `waiting for a tenant slot: maxConcurrentSubagents (${event.tenantLimit}) are running across this tenant's sessions`
+            : "waiting for a free slot";
         return;
       case "started":
         row.state = "running";

@@ -58,3 +58,17 @@ export function effectiveLimits(defaults: TenantLimits, overrides: LimitOverride
   }
   return limits;
 }
+
+/**
+ * The most sub-agents a tenant's sessions can run at once under their own
+ * settings: `turns` root sessions working (one turn slot each), each running
+ * `childrenPerSession` sub-agents, and orchestrators below them doing the same
+ * down to `spawnDepth` levels. A `maxConcurrentSubagents` at or above this
+ * never holds a session below its `HERMES_MAX_CONCURRENT_CHILDREN`; the
+ * shipped default is chosen so (a test checks `wrangler.toml`).
+ */
+export function subagentDemand(turns: number, childrenPerSession: number, spawnDepth: number): number {
+  let demand = 0;
+  for (let level = 1, width = childrenPerSession; level <= spawnDepth; level++, width *= childrenPerSession) demand += turns * width;
+  return demand;
+}

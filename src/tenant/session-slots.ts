@@ -89,9 +89,9 @@ export class SessionSlots {
     if (!this.#wanted && this.#turn) await this.releaseTurn();
   }
 
-  /** A sub-agent's slot: waits while the tenant is at its limit; resolves to its release. */
-  async holdSubagent(subagentId: string, signal: AbortSignal): Promise<() => Promise<void>> {
-    let lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal });
+  /** A sub-agent's slot: waits while the tenant is at its limit (`onWait` hears once that it waits, and the limit); resolves to its release. */
+  async holdSubagent(subagentId: string, signal: AbortSignal, onWait?: (max: number) => void): Promise<() => Promise<void>> {
+    let lease = await acquireSubagent(this.env, this.store.record()!.tenant, subagentId, { signal, ...(onWait ? { onWait: (r) => onWait(r.max) } : {}) });
     let ended = false;
     const release = (held: TenantLease) =>
       releaseLease(this.env, held).catch((err) => console.error("releasing a sub-agent slot failed; it expires on its own", err));

@@ -70,7 +70,7 @@ export async function acquireTurn(env: TenantEnv, tenant: string, sessionId: str
 }
 
 /**
- * Resolves once the tenant has a free sub-agent slot.
+ * Resolves once the tenant has a free sub-agent slot; `onWait` hears once that it has to wait.
  * @throws {RequestError} -32003 when the daily token budget is spent (waiting would mean until midnight UTC)
  *   or the tenant allows no sub-agents at all.
  * @throws the signal's reason when `signal` aborts while waiting.
@@ -79,14 +79,16 @@ export async function acquireSubagent(
   env: TenantEnv,
   tenant: string,
   subagentSessionId: string,
-  options: { signal?: AbortSignal; ttlMs?: number; pollMs?: number } = {},
+  options: { signal?: AbortSignal; ttlMs?: number; pollMs?: number; onWait?: (refusal: LimitRefusal) => void } = {},
 ): Promise<TenantLease> {
-  for (;;) {
+  for (let first = true; ; first = false) {
     options.signal?.throwIfAborted();
     const result = await tryAcquire(env, tenant, "subagent", subagentSessionId, options.ttlMs ?? LEASE_TTL_MS);
     if (isLease(result)) return result;
     // No wait ends a spent daily budget before midnight UTC, or a limit of 0 at all.
     if (result.limit === "dailyTokens" || result.max === 0) throw tenantLimitError(result);
+    // The tenant's limit, not the session's own, holds this sub-agent: whoever shows the task says so.
+    if (first) options.onWait?.(result);
     await sleep(options.pollMs ?? SUBAGENT_POLL_MS, options.signal);
   }
 }

@@ -163,6 +163,26 @@ describe("runToolBatch", () => {
     expect(h.delivered.map(([id]) => id)).toEqual(["a", "b", "c"]);
   });
 
+  it("runs adjacent delegate_task calls together, after the reads and before a later edit", async () => {
+    const log: string[] = [];
+    const gates = new Map<string, () => void>();
+    const tools = [gatedTool("delegate_task", "execute", log, gates), gatedTool("write", "edit", log, gates), gatedTool("read", "read", log, gates)];
+    const h = harness();
+    const calls = [call("d1", "delegate_task"), call("d2", "delegate_task"), call("w", "write"), call("r", "read")];
+    const done = runToolBatch(calls, tools, h.deps, new AbortController().signal, h.hooks);
+    await until(() => gates.has("r"));
+    gates.get("r")!();
+    await until(() => gates.has("d2"));
+    expect(log).toEqual(["start r", "end r", "start d1", "start d2"]);
+    gates.get("d2")!();
+    gates.get("d1")!();
+    await until(() => gates.has("w"));
+    gates.get("w")!();
+    await done;
+    expect(log).toEqual(["start r", "end r", "start d1", "start d2", "end d2", "end d1", "start w", "end w"]);
+    expect(h.delivered.map(([id]) => id)).toEqual(["d1", "d2", "w", "r"]);
+  });
+
   it("runs at most MAX_PARALLEL_TOOL_CALLS reads at once, starting the rest as slots free up", async () => {
     const log: string[] = [];
     const gates = new Map<string, () => void>();

@@ -3,6 +3,7 @@ import { resultWithoutRun } from "../../../src/delegate/subagent-result.js";
 import type { SubagentSpawner, SpawnOptions, DelegatedTask } from "../../../src/delegate/subagent-spec.js";
 import { delegateTaskTool, MAX_TASKS_PER_CALL, tasksOf } from "../../../src/delegate/delegate-task.js";
 import { ToolError } from "../../../src/tools/tool.js";
+import { MAX_CONCURRENT_CHILDREN_LIMIT } from "../../../src/config.js";
 import { FakeClient, fakeContext } from "../tools/fakes.js";
 
 describe("delegate_task input", () => {
@@ -15,6 +16,9 @@ describe("delegate_task input", () => {
     expect(parse({}).success).toBe(false);
     expect(parse({ tasks: [] }).success).toBe(false);
     expect(parse({ tasks: Array.from({ length: MAX_TASKS_PER_CALL + 1 }, () => ({ goal: "x" })) }).success).toBe(false);
+    // One call can fill the largest pool there is.
+    expect(MAX_TASKS_PER_CALL).toBe(MAX_CONCURRENT_CHILDREN_LIMIT);
+    expect(parse({ tasks: Array.from({ length: MAX_CONCURRENT_CHILDREN_LIMIT }, () => ({ goal: "x" })) }).success).toBe(true);
     expect(parse({ goal: "a", role: "boss" }).success).toBe(false);
   });
 

@@ -72,7 +72,7 @@ class FakeChild implements SubagentLink {
   }
 }
 
-type HoldSubagent = (subagentId: string, signal: AbortSignal) => Promise<() => Promise<void>>;
+type HoldSubagent = (subagentId: string, signal: AbortSignal, onWait?: (max: number) => void) => Promise<() => Promise<void>>;
 
 function setup(settings: Partial<DelegationSettings> = {}, record: Partial<SessionRecord> = {}, holdSubagent?: HoldSubagent, now: () => number = () => 0) {
   let current: SessionRecord = { ...RECORD, ...record };
@@ -215,6 +215,20 @@ describe("Subagents", () => {
     const result = await run;
     expect(s.events.map((e) => e.type)).toEqual(["queued", "started", "finished"]);
     expect(s.events.at(-1)).toEqual({ type: "finished", subagentId: "sub-1", result });
+  });
+
+  it("says on the task's line when the tenant's limit, not the session's pool, holds it", async () => {
+    const tenantFull: HoldSubagent = async (_id, _signal, onWait) => {
+      onWait?.(6);
+      return async () => undefined;
+    };
+    const s = setup({}, {}, tenantFull);
+    const run = s.spawn();
+    for (let i = 0; i < 5 && !s.children[0]; i++) await tick();
+    s.children[0]!.finish();
+    await run;
+    expect(s.events.map((e) => e.type)).toEqual(["queued", "queued", "started", "finished"]);
+    expect(s.events[1]).toEqual({ type: "queued", subagentId: "sub-1", tenantLimit: 6 });
   });
 
   it("a child whose object fails becomes a failed result and its siblings finish", async () => {

@@ -29,6 +29,18 @@ describe("TaskBoard", () => {
     ]);
   });
 
+  it("says which limit holds a queued task: the session's pool, a pause, or the tenant's maxConcurrentSubagents", () => {
+    const board = new TaskBoard(["a", "b", "c"]);
+    board.apply(0, { type: "queued", subagentId: "a" });
+    board.apply(1, { type: "queued", subagentId: "b", paused: true });
+    board.apply(2, { type: "queued", subagentId: "c", tenantLimit: 6 });
+    expect(board.lines()).toEqual([
+      "… [1] a: waiting for a free slot",
+      "… [2] b: held: new sub-agents are paused until _hermes/subagents/resume",
+      "… [3] c: waiting for a tenant slot: maxConcurrentSubagents (6) are running across this tenant's sessions",
+    ]);
+  });
+
   it("starts every task as pending and ignores events for unknown tasks", () => {
     const board = new TaskBoard(["x"]);
     board.apply(5, { type: "started", subagentId: "z" });

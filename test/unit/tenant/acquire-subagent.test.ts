@@ -25,4 +25,17 @@ describe("acquireSubagent", () => {
     await expect(waiting).rejects.toThrow("stop");
     expect(tenant.asked()).toBeGreaterThan(1);
   });
+
+  it("says once that the tenant's limit holds it, with the refusal, however long it waits", async () => {
+    const refusal = { limit: "maxConcurrentSubagents", used: 6, max: 6 };
+    const tenant = refusingTenant(refusal);
+    const controller = new AbortController();
+    const heard: unknown[] = [];
+    const waiting = acquireSubagent(tenant.env, "acme", "sub-1", { pollMs: 1, signal: controller.signal, onWait: (r) => void heard.push(r) });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort(new Error("stop"));
+    await expect(waiting).rejects.toThrow("stop");
+    expect(tenant.asked()).toBeGreaterThan(2);
+    expect(heard).toEqual([refusal]);
+  });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { effectiveLimits, parseDefaultLimits, TenantLimitsConfigError } from "../../../src/tenant/limits.js";
+import { readFileSync } from "node:fs";
+import { DEFAULT_MAX_SPAWN_DEPTH, MAX_CONCURRENT_CHILDREN_LIMIT } from "../../../src/config.js";
+import { effectiveLimits, parseDefaultLimits, subagentDemand, TenantLimitsConfigError } from "../../../src/tenant/limits.js";
 import { addUsage, emptyUsage, secondsUntilNextUtcDay, totalOf, utcDay, zDay, zDayRange } from "../../../src/tenant/usage.js";
 
 describe("HERMES_TENANT_LIMITS", () => {
@@ -26,6 +28,23 @@ describe("HERMES_TENANT_LIMITS", () => {
     expect(effectiveLimits(defaults, { maxConcurrentTurns: 1, dailyTokens: null })).toEqual({ maxConcurrentTurns: 1, maxConcurrentSubagents: 6 });
     expect(effectiveLimits({}, { maxConcurrentSubagents: 2 })).toEqual({ maxConcurrentSubagents: 2 });
     expect(effectiveLimits(defaults, {})).toEqual(defaults);
+  });
+});
+
+describe("the tenant's sub-agent limit against the sessions' own caps", () => {
+  it("counts what the tenant's sessions may run at once: turns times children, per level of depth", () => {
+    expect(subagentDemand(4, 16, 1)).toBe(64);
+    expect(subagentDemand(4, 10, 1)).toBe(40);
+    expect(subagentDemand(2, 3, 2)).toBe(2 * 3 + 2 * 9);
+    expect(subagentDemand(4, 16, 0)).toBe(0);
+  });
+
+  it("ships a default that never holds a session below its HERMES_MAX_CONCURRENT_CHILDREN, even at the highest setting", () => {
+    const toml = readFileSync(new URL("../../../wrangler.toml", import.meta.url), "utf8");
+    const shipped = parseDefaultLimits(/^HERMES_TENANT_LIMITS = '(.*)'$/m.exec(toml)?.[1]);
+    expect(shipped.maxConcurrentTurns).toBeDefined();
+    const demand = subagentDemand(shipped.maxConcurrentTurns!, MAX_CONCURRENT_CHILDREN_LIMIT, DEFAULT_MAX_SPAWN_DEPTH);
+    expect(shipped.maxConcurrentSubagents ?? Infinity).toBeGreaterThanOrEqual(demand);
   });
 });
 
