@@ -1,121 +1,179 @@
 /**
- * Sub-agent fan-out — do delegated tasks run in parallel?
+ * Sub-agent fan-out — do delegated tasks run in parallel, up to the cap?
  *
- *   ratio = median span of a delegate_task call with 3 children
- *         / median span of a delegate_task call with 1 child
+ *   ratio = median span of a delegation of N children / median span of one child
  *
  * Every child's model answer takes the same time (the mock waits
- * `firstTokenDelayMs` = 1000 ms before its first token). The span is measured
- * at the client: from the `tool_call` of `delegate_task` to its `completed`
- * update. Children are separate session objects, so three should take about
- * as long as one (target: ratio under 1.3), not three times as long.
- * Rounds alternate one / three children, each in a new session; one warm-up
- * round of each is not counted.
+ * `firstTokenDelayMs` = 2000 ms before its first token). The span is measured
+ * at the client: from the first `tool_call` of the turn's delegate_task calls
+ * to the last of their `completed` updates. Children are separate session
+ * objects, so N should take about as long as one (target: under 1.3×).
  *
- *   npx tsx bench/subagents.ts [--quick]
+ * Both services run with the checkout's shipped tenant limits (its
+ * wrangler.toml's HERMES_TENANT_LIMITS, not lifted):
+ * - HERMES_MAX_CONCURRENT_CHILDREN=10: 1, 3 and 10 children in one call;
+ * - HERMES_MAX_CONCURRENT_CHILDREN=16: 1 child, 16 in one call, 16 in two calls of one message (8 + 8).
+ * Rounds alternate the cases, each in a new session; one warm-up round is not counted.
+ *
+ * `--baseline DIR` (or BENCH_BASELINE_DIR) measures another checkout first in
+ * the same run, e.g. an export of main, so before and after share the machine's load.
+ *
+ *   npx tsx bench/subagents.ts [--quick] [--baseline DIR]
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { WsAcpClient } from "./lib/acp-client.js";
 import { isMain, runFigure, type FigureContext, type SummaryRow } from "./lib/figure.js";
+import { REPO_ROOT } from "./lib/machine.js";
 import { startService, TOKEN, type Service } from "./lib/service.js";
 import { fmt, LATENCY_HEADER, latencyRow, summarize, table } from "./lib/stats.js";
 import { initialize, newSession, nonce, runPrompt, type PromptRun } from "./lib/turns.js";
 
-const MODEL_DELAY_MS = 1_000;
+const MODEL_DELAY_MS = 2_000;
 const TARGET_RATIO = 1.3;
-const DELEGATE_CALL = "call_delegate";
 
-/** One delegation of `children` tasks; returns the delegate_task span and the whole prompt's time. */
-async function delegateRound(service: Service, client: WsAcpClient, children: number, label: string): Promise<{ span: number; prompt: number }> {
-  const { sessionId } = await newSession(client);
-  const childKeys = Array.from({ length: children }, (_, i) => nonce(`${label}-child${i}`, 0));
-  for (const key of childKeys) service.mock.setScript(key, [{ text: `Child ${key} finished.`, firstTokenDelayMs: MODEL_DELAY_MS }]);
-  const parentKey = nonce(`${label}-parent`, 0);
-  const tasks = childKeys.map((key, i) => ({ goal: `Task ${i + 1} [[mock:${key}]]` }));
-  service.mock.setScript(parentKey, [
-    { toolCalls: [{ id: DELEGATE_CALL, name: "delegate_task", arguments: { tasks } }] },
-    { text: "Delegated work is done." },
-  ]);
-  const run = await runPrompt(client, sessionId, `Delegate [[mock:${parentKey}]]`, 60_000);
-  if (run.reply.result?.stopReason !== "end_turn") throw new Error(`${label}: ${JSON.stringify(run.reply)}`);
-  client.forgetSession(sessionId);
-  return { span: delegateSpan(run, children, label), prompt: run.reply.at - run.sentAt };
+/** One case: how many children, split over how many delegate_task calls of one message. */
+interface Case {
+  label: string;
+  children: number;
+  calls: number;
 }
 
-function delegateSpan(run: PromptRun, children: number, label: string): number {
-  const ofCall = run.frames.filter((f) => f.msg.params?.update?.toolCallId === DELEGATE_CALL);
-  const start = ofCall.find((f) => f.msg.params.update.sessionUpdate === "tool_call");
-  const done = ofCall.find((f) => f.msg.params.update.status === "completed");
-  if (!start || !done) throw new Error(`${label}: the delegate_task call did not start and complete`);
-  const results = done.msg.params.update.rawOutput?.results as { status: string }[] | undefined;
-  if (results?.length !== children || results.some((r) => r.status !== "completed")) {
-    throw new Error(`${label}: not every child completed: ${JSON.stringify(results)}`);
+const AT_10: Case[] = [
+  { label: "1 child", children: 1, calls: 1 },
+  { label: "3 children", children: 3, calls: 1 },
+  { label: "10 children", children: 10, calls: 1 },
+];
+const AT_16: Case[] = [
+  { label: "1 child", children: 1, calls: 1 },
+  { label: "16 children, one call", children: 16, calls: 1 },
+  { label: "16 children, two calls", children: 16, calls: 2 },
+];
+
+type Round = { span: number } | { refused: string };
+
+/** One turn delegating `c.children` tasks over `c.calls` delegate_task calls; the span of those calls. */
+async function delegateRound(service: Service, client: WsAcpClient, c: Case, tag: string): Promise<Round> {
+  const { sessionId } = await newSession(client);
+  const childKeys = Array.from({ length: c.children }, (_, i) => nonce(`${tag}-child${i}`, 0));
+  for (const key of childKeys) service.mock.setScript(key, [{ text: `Child ${key} finished.`, firstTokenDelayMs: MODEL_DELAY_MS }]);
+  const per = Math.ceil(c.children / c.calls);
+  const ids = Array.from({ length: c.calls }, (_, i) => `call_delegate_${i}`);
+  const toolCalls = ids.map((id, i) => ({
+    id,
+    name: "delegate_task",
+    arguments: { tasks: childKeys.slice(i * per, (i + 1) * per).map((key, j) => ({ goal: `Task ${i * per + j + 1} [[mock:${key}]]` })) },
+  }));
+  const parentKey = nonce(`${tag}-parent`, 0);
+  service.mock.setScript(parentKey, [{ toolCalls }, { text: "Delegated work is done." }]);
+  const run = await runPrompt(client, sessionId, `Delegate [[mock:${parentKey}]]`, 120_000);
+  client.forgetSession(sessionId);
+  if (run.reply.result?.stopReason !== "end_turn") throw new Error(`${tag}: ${JSON.stringify(run.reply)}`);
+  return delegateSpan(run, ids, c.children, tag);
+}
+
+function delegateSpan(run: PromptRun, ids: string[], children: number, tag: string): Round {
+  const ofCalls = run.frames.filter((f) => ids.includes(f.msg.params?.update?.toolCallId));
+  const starts = ofCalls.filter((f) => f.msg.params.update.sessionUpdate === "tool_call");
+  const ends = ofCalls.filter((f) => f.msg.params.update.status === "completed" || f.msg.params.update.status === "failed");
+  if (starts.length !== ids.length || ends.length !== ids.length) throw new Error(`${tag}: the delegate_task calls did not all start and end`);
+  const failed = ends.find((f) => f.msg.params.update.status === "failed");
+  // An older service refuses more tasks per call than it allows (its schema's limit).
+  if (failed) return { refused: JSON.stringify(failed.msg.params.update.content?.[0]?.content?.text ?? "failed").slice(0, 120) };
+  const results = ends.flatMap((f) => (f.msg.params.update.rawOutput?.results ?? []) as { status: string }[]);
+  if (results.length !== children || results.some((r) => r.status !== "completed")) {
+    throw new Error(`${tag}: not every child completed: ${JSON.stringify(results)}`);
   }
-  return done.at - start.at;
+  return { span: Math.max(...ends.map((f) => f.at)) - Math.min(...starts.map((f) => f.at)) };
+}
+
+/** The checkout's shipped HERMES_TENANT_LIMITS, as its wrangler.toml has it. */
+function shippedLimits(dir: string): string {
+  const toml = readFileSync(join(dir, "wrangler.toml"), "utf8");
+  const value = /^HERMES_TENANT_LIMITS = '(.*)'$/m.exec(toml)?.[1];
+  if (value === undefined) throw new Error(`${dir}/wrangler.toml has no HERMES_TENANT_LIMITS line`);
+  return value;
+}
+
+interface CaseResult {
+  c: Case;
+  spans: number[];
+  refused?: string;
+}
+
+async function measureAt(ctx: FigureContext, dir: string, cap: number, cases: Case[], rounds: number): Promise<CaseResult[]> {
+  const limits = shippedLimits(dir);
+  const saved = process.env["BENCH_SERVICE_DIR"];
+  process.env["BENCH_SERVICE_DIR"] = dir;
+  let service: Service;
+  try {
+    service = await startService({ extraVars: { HERMES_MAX_CONCURRENT_CHILDREN: String(cap), HERMES_TENANT_LIMITS: limits } });
+  } finally {
+    if (saved === undefined) delete process.env["BENCH_SERVICE_DIR"];
+    else process.env["BENCH_SERVICE_DIR"] = saved;
+  }
+  const client = await WsAcpClient.open(service.wsUrl, TOKEN).catch(async (err: unknown) => {
+    await service.stop();
+    throw err;
+  });
+  try {
+    ctx.log(`${dir}: wrangler dev up in ${service.startSeconds.toFixed(1)} s; cap ${cap}; HERMES_TENANT_LIMITS ${limits}`);
+    await initialize(client);
+    const out: CaseResult[] = cases.map((c) => ({ c, spans: [] }));
+    for (let i = 0; i <= rounds; i++) {
+      ctx.checkTime(`cap ${cap} round ${i}`);
+      for (const r of out) {
+        const round = await delegateRound(service, client, r.c, `cap${cap}-${r.c.children}x${r.c.calls}-${i}`);
+        if ("refused" in round) r.refused = round.refused;
+        else if (i > 0) r.spans.push(round.span);
+      }
+    }
+    ctx.log(table(LATENCY_HEADER, out.filter((r) => r.spans.length > 0).map((r) => latencyRow(`cap ${cap}: ${r.c.label} (ms)`, summarize(r.spans)))));
+    for (const r of out.filter((r) => r.refused)) ctx.log(`cap ${cap}: ${r.c.label}: refused: ${r.refused}`);
+    return out;
+  } finally {
+    client.close();
+    await service.stop();
+  }
+}
+
+function ratioRows(who: string, cap: number, results: CaseResult[]): SummaryRow[] {
+  const one = summarize(results[0]!.spans).p50;
+  const rows: SummaryRow[] = [
+    { figure: "subagents", metric: `${who}cap ${cap}: 1 child, span over the ${MODEL_DELAY_MS} ms model time (median)`, value: `${fmt(one - MODEL_DELAY_MS, 0)} ms`, target: "—", status: "info" },
+  ];
+  for (const r of results.slice(1)) {
+    const metric = `${who}cap ${cap}: ${r.c.label} / 1 child (median span)`;
+    if (r.refused || r.spans.length === 0) {
+      rows.push({ figure: "subagents", metric, value: "refused", target: `< ${TARGET_RATIO}×`, status: "missed", note: r.refused ?? "no rounds" });
+      continue;
+    }
+    const ratio = summarize(r.spans).p50 / one;
+    const status = ratio < TARGET_RATIO ? ("met" as const) : ("missed" as const);
+    rows.push({ figure: "subagents", metric, value: `${fmt(ratio)}×`, target: `< ${TARGET_RATIO}×`, status, ...(status === "missed" ? { note: `${fmt(ratio / TARGET_RATIO)}× the target` } : {}) });
+  }
+  return rows;
+}
+
+function baselineDir(): string | undefined {
+  const i = process.argv.indexOf("--baseline");
+  return (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env["BENCH_BASELINE_DIR"];
 }
 
 export async function measureSubagents(ctx: FigureContext): Promise<SummaryRow[]> {
-  const rounds = ctx.quick ? 3 : 10;
-  const service = await startService();
-  ctx.defer(() => service.stop());
-  ctx.log(`wrangler dev up in ${service.startSeconds.toFixed(1)} s; every child's model answer waits ${MODEL_DELAY_MS} ms; cap 3 children at once (default)`);
-  const client = await WsAcpClient.open(service.wsUrl, TOKEN);
-  ctx.defer(() => client.close());
-  await initialize(client);
-
-  const one: number[] = [];
-  const three: number[] = [];
-  const prompts: { one: number[]; three: number[] } = { one: [], three: [] };
-  ctx.log(`${rounds} rounds of (1 child, 3 children) after 1 warm-up round`);
-  for (let i = 0; i <= rounds; i++) {
-    ctx.checkTime(`round ${i}`);
-    const a = await delegateRound(service, client, 1, `one-${i}`);
-    const b = await delegateRound(service, client, 3, `three-${i}`);
-    if (i === 0) continue;
-    one.push(a.span);
-    three.push(b.span);
-    prompts.one.push(a.prompt);
-    prompts.three.push(b.prompt);
+  const rounds = ctx.quick ? 2 : 5;
+  ctx.log(`every child's model answer waits ${MODEL_DELAY_MS} ms; ${rounds} rounds of each case after 1 warm-up round; shipped tenant limits`);
+  const rows: SummaryRow[] = [];
+  const base = baselineDir();
+  const checkouts: [string, string][] = [...(base ? ([["baseline: ", base]] as [string, string][]) : []), [base ? "this tree: " : "", process.env["BENCH_SERVICE_DIR"] ?? REPO_ROOT]];
+  for (const [who, dir] of checkouts) {
+    rows.push(...ratioRows(who, 10, await measureAt(ctx, dir, 10, AT_10, rounds)));
+    rows.push(...ratioRows(who, 16, await measureAt(ctx, dir, 16, AT_16, rounds)));
   }
-
-  const s1 = summarize(one);
-  const s3 = summarize(three);
-  ctx.log();
-  ctx.log(
-    table(LATENCY_HEADER, [
-      latencyRow("delegate_task span, 1 child (ms)", s1),
-      latencyRow("delegate_task span, 3 children (ms)", s3),
-      latencyRow("whole prompt, 1 child (ms)", summarize(prompts.one)),
-      latencyRow("whole prompt, 3 children (ms)", summarize(prompts.three)),
-    ]),
-  );
-  const ratio = s3.p50 / s1.p50;
-  const status = ratio < TARGET_RATIO ? ("met" as const) : ("missed" as const);
-  return [
-    {
-      figure: "subagents",
-      metric: "3 children / 1 child (median delegate_task span)",
-      value: `${fmt(ratio)}×`,
-      target: `< ${TARGET_RATIO}×`,
-      status,
-      ...(status === "missed" ? { note: `${fmt(ratio / TARGET_RATIO)}× the target` } : {}),
-    },
-    {
-      figure: "subagents",
-      metric: `span over the ${MODEL_DELAY_MS} ms model time, 1 child (median)`,
-      value: `${fmt(s1.p50 - MODEL_DELAY_MS, 0)} ms`,
-      target: "—",
-      status: "info",
-    },
-    {
-      figure: "subagents",
-      metric: `span over the ${MODEL_DELAY_MS} ms model time, 3 children (median)`,
-      value: `${fmt(s3.p50 - MODEL_DELAY_MS, 0)} ms`,
-      target: "—",
-      status: "info",
-    },
-  ];
+  // Only this tree's figures are targets; the baseline's are for comparison.
+  return rows.map((r) => (r.metric.startsWith("baseline: ") && r.status !== "info" ? { ...r, status: "info", target: "—" } : r));
 }
 
 if (isMain(import.meta.url)) {
-  void runFigure("subagents", "three sub-agents vs one (parallel fan-out)", 10 * 60_000, measureSubagents);
+  void runFigure("subagents", "sub-agents at the cap versus one (parallel fan-out)", 16 * 60_000, measureSubagents);
 }
