@@ -127,12 +127,12 @@ describe("usage of a turn a restart cuts off", () => {
   it("counts the turn and the model and tool calls it had made when GET /v1/usage is read after the restart", async () => {
     const { key } = await tenantWithKey();
     const mock = uniqueKey();
-    // The model updates its plan, then asks to read a file; the editor never answers, and then every object is evicted, as in a deploy.
+    // The model asks to read two files (they run at once); the editor never answers, and then every object is evicted, as in a deploy.
     await mockScript(mock, [
       {
         toolCalls: [
-          { id: "call_t", name: "todo", arguments: { todos: [{ content: "read a.ts", status: "in_progress" }] } },
-          { id: "call_r", name: "read_file", arguments: { path: `${CWD}/a.ts` } },
+          { id: "call_a", name: "read_file", arguments: { path: `${CWD}/a.ts` } },
+          { id: "call_b", name: "read_file", arguments: { path: `${CWD}/b.ts` } },
         ],
         usage: { prompt_tokens: 11, completion_tokens: 2 },
       },
@@ -150,7 +150,7 @@ describe("usage of a turn a restart cuts off", () => {
     const b = await TestClient.ready({ token: key });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
     const usage = await todaysUsage(key, (t) => t.modelCalls === 1);
-    // Both tool calls had started (the second one was waiting for the editor): both count.
+    // Both tool calls had started (both were waiting for the editor): both count.
     expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 2, subagents: 0 });
     a.close();
     b.close();
