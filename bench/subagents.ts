@@ -171,7 +171,11 @@ export async function measureSubagents(ctx: FigureContext): Promise<SummaryRow[]
     rows.push(...ratioRows(who, 16, await measureAt(ctx, dir, 16, AT_16, rounds)));
   }
   // Only this tree's figures are targets; the baseline's are for comparison.
-  return rows.map((r) => (r.metric.startsWith("baseline: ") && r.status !== "info" ? { ...r, status: "info", target: "—" } : r));
+  return rows.map((r) => {
+    if (!r.metric.startsWith("baseline: ") || r.status === "info") return r;
+    const { note, ...row } = r;
+    return { ...row, status: "info", target: "—", ...(r.value === "refused" && note ? { note } : {}) };
+  });
 }
 
 if (isMain(import.meta.url)) {
