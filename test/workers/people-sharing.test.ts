@@ -6,7 +6,7 @@
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { mockScript, TestClient, uniqueKey, upgrade } from "./acp-test-client.js";
+import { mockScript, TestClient, uniqueKey, upgrade, type Frame } from "./acp-test-client.js";
 import { call, json } from "./admin-client.js";
 import { clientOf, editorOf, load, team } from "./people-support.js";
 import { select, uniqueCwd } from "./scripted-editor.js";
@@ -133,7 +133,7 @@ describe("viewer links", () => {
     expect(res.status).toBe(201);
     const link = await json(res);
     const fragment = new URLSearchParams(new URL(link.url).hash.slice(1));
-    return { ...link, token: fragment.get("link")!, fragment };
+    return { ...link, token: fragment.get("link")!, fragment } as Frame & { token: string; fragment: URLSearchParams };
   }
 
   it("opens the session read-only for whoever holds it, keeps only its hash, and lists it", async () => {
