@@ -145,7 +145,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   // Unstable session metadata: any connection that may drive the session, attached or not.
   "session/set_title": spec(zSetTitle, async (params, { connection }) => {
-    await connection.access(params.sessionId, "drive");
+    await ownedSession(connection, params.sessionId, "drive");
     return unwrap(await connection.session(params.sessionId).setTitle(connection.ref().tenant, params.title));
   }),
   "session/status": spec(zUnstableSessionRef, async (params, { connection }) => statusOf(await ownedSession(connection, params.sessionId, "read"))),
