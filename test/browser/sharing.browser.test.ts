@@ -46,7 +46,8 @@ describe("the Share dialog", () => {
     await item.getByText("Shared with you").waitFor();
     await item.click();
     await bob.getByRole("textbox", { name: "Prompt", exact: true }).waitFor();
-    expect(await bob.getByText("Read only").count()).toBe(0);
+    // (The mark, not the mode picker's "Read only" mode.)
+    expect(await bob.locator(".pill-readonly").count()).toBe(0);
 
     // Everyone in the team as viewers, then stop sharing with bob.
     await dialog.getByLabel("Everyone in the team").check();
@@ -77,7 +78,7 @@ describe("a viewer link", () => {
     const { page: viewer, context } = await rig.page();
     expect(await context.cookies()).toEqual([]);
     await viewer.goto(link);
-    await viewer.getByText("Read only").waitFor();
+    await viewer.locator(".pill-readonly").getByText("Read only", { exact: true }).waitFor();
     expect(await viewer.getByRole("textbox", { name: "Prompt", exact: true }).count()).toBe(0);
     expect(await viewer.getByRole("button", { name: "Share", exact: true }).count()).toBe(0);
     await viewer.getByText("Turn running").waitFor();
@@ -85,6 +86,28 @@ describe("a viewer link", () => {
     await expect.poll(async () => (await agentMessages(viewer)).join("").length, { timeout: 30_000 }).toBeGreaterThan(partway.length);
     await screenshot(viewer, "21-viewer-link");
     await expect.poll(async () => (await agentMessages(viewer)).join(""), { timeout: 30_000 }).toContain("v60");
-    expect(await viewer.locator(".msg-user .author").innerText()).toBe("ada");
+    expect(await viewer.locator(".msg-user .author").textContent()).toBe("ada");
   });
 });
+
+describe("a link that no longer works", () => {
+  it("says on the page that it was revoked", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url, ADA);
+    await newSession(page, "/workspace/gone");
+    const listed = await fetch(`${rig.server.url}/v1/sessions`, { headers: { Authorization: `Bearer ${ADA}` } }).then((r) => r.json() as Promise<{ sessions: { sessionId: string; cwd: string }[] }>);
+    const id = listed.sessions.find((s) => s.cwd === "/workspace/gone")!.sessionId;
+    const made = () =>
+      fetch(`${rig.server.url}/v1/sessions/${id}/links`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${ADA}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ role: "viewer" }),
+      }).then((r) => r.json() as Promise<{ id: string; url: string }>);
+    const revoked = await made();
+    await fetch(`${rig.server.url}/v1/sessions/${id}/links/${revoked.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADA}` } });
+    const { page: viewer } = await rig.page();
+    await viewer.goto(revoked.url.replace(rig.server.url, rig.url.replace(/\/$/, "")));
+    expect(await viewer.getByRole("alert").innerText()).toBe("This link was revoked.");
+  });
+});
+

@@ -94,7 +94,7 @@ export function SessionPane({ controller, state, sessionId }: { controller: AppC
             Share
           </button>
         ) : null}
-        <ConfigPickers options={transcript.configOptions} onChange={(id, value) => void controller.setConfigOption(sessionId, id, value)} />
+        {readOnly ? null : <ConfigPickers options={transcript.configOptions} onChange={(id, value) => void controller.setConfigOption(sessionId, id, value)} />}
         <Usage usage={transcript.usage} />
       </header>
       <Plan plan={transcript.plan} />
