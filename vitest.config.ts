@@ -17,7 +17,7 @@ import { buildWeb } from "./scripts/build-web.js";
 import { hermeticWranglerConfig } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
-export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta";
+export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ada";
 export const TEST_ADMIN_TOKEN = "admin-test-token";
 export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 

@@ -10,6 +10,8 @@ export const apiKeys = sqliteTable(
   {
     id: text("id").primaryKey(),
     tenant: text("tenant").notNull(),
+    /** The tenant's user the key belongs to; null: the tenant's admin (sees every session). */
+    user: text("user"),
     label: text("label").notNull(),
     /** Hex SHA-256 of the whole key (`he_…`). */
     sha256: text("sha256").notNull(),

@@ -5,3 +5,5 @@ export * from "./project-memory.js";
 export * from "./search-entries.js";
 export * from "./api-keys.js";
 export * from "./tenant-usage.js";
+export * from "./session-shares.js";
+export * from "./session-links.js";

@@ -18,6 +18,10 @@ export const sessions = sqliteTable(
     kind: text("kind", { enum: ["root", "subagent", "fork"] }).notNull().default("root"),
     parentId: text("parent_id"),
     rootId: text("root_id").notNull(),
+    /** The user who made it (a sub-agent: its parent's owner); null when an admin key made it. */
+    owner: text("owner"),
+    /** The session whose shares apply: null for itself (roots, forks), the parent's access root for a sub-agent. */
+    accessRoot: text("access_root"),
     status: text("status", { enum: ["active", "closed", "ended"] }).notNull().default("active"),
     endReason: text("end_reason"),
     /** `session/archive`: hidden from `session/list` unless its `archived` filter asks. */
@@ -30,6 +34,7 @@ export const sessions = sqliteTable(
     index("sessions_tenant_cwd_updated").on(t.tenant, t.cwd, t.updatedAt, t.id),
     index("sessions_tenant_archived_updated").on(t.tenant, t.archived, t.updatedAt, t.id),
     index("sessions_parent").on(t.parentId),
+    index("sessions_tenant_owner_updated").on(t.tenant, t.owner, t.updatedAt, t.id),
   ],
 );
 

@@ -13,10 +13,11 @@ import { expiresAt } from "./lib/expires.js";
 import { defaultServiceUrl, isLoopback, serviceBaseUrl } from "./lib/service-url.js";
 
 const USAGE = `Usage:
-  npm run keys -- create --tenant TENANT --label LABEL [--expires 30d|12h|2026-12-31] [--url URL] [--json]
+  npm run keys -- create --tenant TENANT [--user USER] --label LABEL [--expires 30d|12h|2026-12-31] [--url URL] [--json]
   npm run keys -- list [--tenant TENANT] [--url URL] [--json]
   npm run keys -- revoke KEY_ID [--url URL] [--json]
 
+--user     the key's user (letters, digits and . _ @ -); without one the key is the tenant's admin
 --url      the service: ${defaultServiceUrl()} (npm start) by default; https://…, or the wss://…/acp URL editors use
 Admin token: HERMES_ADMIN_TOKEN, or for a local --url the HERMES_ADMIN_TOKEN in ./.dev.vars`;
 
@@ -25,6 +26,8 @@ class CliError extends Error {}
 interface KeyView {
   id: string;
   tenant: string;
+  /** Null: the tenant's admin key. */
+  user: string | null;
   label: string;
   status: string;
   createdAt: string;
@@ -80,9 +83,9 @@ function describeError(status: number, json: unknown): string {
 }
 
 function table(keys: KeyView[]): string {
-  const rows = [["ID", "TENANT", "LABEL", "STATUS", "CREATED", "LAST USED", "EXPIRES"]];
+  const rows = [["ID", "TENANT", "USER", "LABEL", "STATUS", "CREATED", "LAST USED", "EXPIRES"]];
   const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "-");
-  for (const k of keys) rows.push([k.id, k.tenant, k.label, k.status, day(k.createdAt), day(k.lastUsedAt), day(k.expiresAt)]);
+  for (const k of keys) rows.push([k.id, k.tenant, k.user ?? "(admin)", k.label, k.status, day(k.createdAt), day(k.lastUsedAt), day(k.expiresAt)]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
 }
@@ -100,6 +103,7 @@ async function main(argv: string[]): Promise<void> {
     strict: true,
     options: {
       tenant: { type: "string" },
+      user: { type: "string" },
       label: { type: "string" },
       expires: { type: "string" },
       url: { type: "string" },
@@ -119,11 +123,11 @@ async function main(argv: string[]): Promise<void> {
   if (command === "create") {
     if (!values.tenant || !values.label) throw new CliError("create needs --tenant and --label");
     if (rest.length) throw new CliError(`unexpected argument: ${rest[0]}`);
-    const body = { tenant: values.tenant, label: values.label, ...(values.expires ? { expiresAt: expiresAt(values.expires, Date.now()) } : {}) };
-    const created = (await api(base, "POST", "/keys", body)) as { id: string; key: string; tenant: string; label: string; expiresAt: string | null };
+    const body = { tenant: values.tenant, ...(values.user ? { user: values.user } : {}), label: values.label, ...(values.expires ? { expiresAt: expiresAt(values.expires, Date.now()) } : {}) };
+    const created = (await api(base, "POST", "/keys", body)) as { id: string; key: string; tenant: string; user: string | null; label: string; expiresAt: string | null };
     print(
       [
-        `Created ${created.id} for tenant "${created.tenant}" (${created.label}), ${created.expiresAt ? `expires ${created.expiresAt}` : "no expiry"}.`,
+        `Created ${created.id} for ${created.user ? `user "${created.user}" of ` : ""}tenant "${created.tenant}" (${created.label}), ${created.expiresAt ? `expires ${created.expiresAt}` : "no expiry"}.`,
         "",
         `  ${created.key}`,
         "",

@@ -67,7 +67,8 @@ export function coalesceMs(env: Env): number {
 }
 
 /**
- * `HERMES_EDGE_TOKENS` is `tenant:token,tenant:token`; returns token → tenant.
+ * `HERMES_EDGE_TOKENS` is `tenant:token,tenant/user:token`; returns token →
+ * `tenant` or `tenant/user` (a token with a user belongs to that user).
  * A pair whose tenant is not a valid tenant name (`zTenant`) is left out, with
  * a warning once per setting: that tenant's limits and keys could never be
  * administered.
@@ -79,7 +80,10 @@ export function tokenTable(raw: string | undefined): Map<string, string> {
     const colon = pair.indexOf(":");
     if (colon <= 0 || colon === pair.length - 1) continue;
     const tenant = pair.slice(0, colon).trim();
-    if (!zTenant.safeParse(tenant).success) refused.push(tenant);
+    // `tenant/user:token` names the token's user; without one it is the tenant's admin.
+    const [name, user, ...extra] = tenant.split("/");
+    const valid = zTenant.safeParse(name).success && (user === undefined || zTenant.safeParse(user).success) && extra.length === 0;
+    if (!valid) refused.push(tenant);
     else table.set(pair.slice(colon + 1).trim(), tenant);
   }
   if (refused.length > 0 && warnedTokens !== raw) {

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
-import { PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
+import { PRINCIPAL_HEADER, PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
 import type { Env } from "./env.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
@@ -12,7 +12,7 @@ import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError, onError } from "./http/http-error.js";
 import { corsPolicy, originPolicy } from "./http/origin-policy.js";
 import { rest } from "./http/rest.js";
-import { KEY_ID_HEADER } from "./keys/key-watch.js";
+import { KEY_ID_HEADER, LINK_ID_HEADER } from "./keys/key-watch.js";
 import registryManifest from "../registry/agent.json";
 
 export { ConnectionObject } from "./durable/connection-object.js";
@@ -41,11 +41,15 @@ app.get("/acp", bearerAuth(), async (c) => {
   const headers = new Headers(c.req.raw.headers);
   headers.set(TENANT_HEADER, c.get("tenant"));
   headers.delete(PROTOCOL_HEADER);
+  headers.set(PRINCIPAL_HEADER, JSON.stringify(c.get("principal")));
   headers.delete(KEY_ID_HEADER);
+  headers.delete(LINK_ID_HEADER);
   const accepted = c.get("acceptedProtocol");
   if (accepted) headers.set(PROTOCOL_HEADER, accepted);
   const keyId = c.get("keyId");
   if (keyId) headers.set(KEY_ID_HEADER, keyId);
+  const link = c.get("principal").link;
+  if (link) headers.set(LINK_ID_HEADER, link.id);
   return stub.fetch(new Request(c.req.raw.url, { method: "GET", headers }));
 });
 

@@ -12,8 +12,9 @@ export function agentThoughtChunk(text: string, messageId: string): SessionUpdat
   return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text }, messageId };
 }
 
-export function userMessageChunk(content: ContentBlock, messageId: string): SessionUpdate {
-  return { sessionUpdate: "user_message_chunk", content, messageId };
+/** A prompt's block; `author` (the prompting key's user) goes in `_meta.hermes.author`. */
+export function userMessageChunk(content: ContentBlock, messageId: string, author?: string | null): SessionUpdate {
+  return { sessionUpdate: "user_message_chunk", content, messageId, ...(author ? { _meta: { hermes: { author: { user: author } } } } : {}) };
 }
 
 export function sessionInfoUpdate(title: string, updatedAt: string): SessionUpdate {

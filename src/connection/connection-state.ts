@@ -3,9 +3,12 @@
  * tenant, negotiated version, client capabilities and attached sessions.
  */
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
+import type { Principal } from "../session/access.js";
 
 export interface ConnectionState {
   tenant: string;
+  /** Who in the tenant (absent on connections opened before users: the admin). */
+  principal?: Principal;
   initialized: boolean;
   protocolVersion: number | null;
   clientCapabilities: ClientCapabilities;

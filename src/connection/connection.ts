@@ -14,6 +14,9 @@
 import { maxFrameBytes } from "../config.js";
 import type { KeyStatus } from "../db/api-keys.js";
 import { SessionIndex } from "../db/session-index.js";
+import { ShareStore } from "../db/share-store.js";
+import type { SharePorts } from "./share-session.js";
+import { isAdmin, requireAccess, type Action, type Principal } from "../session/access.js";
 import type { Env } from "../env.js";
 import { checkKey, currentKeyStatus, watchKey } from "../keys/key-watch.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
@@ -46,11 +49,16 @@ import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 /** Internal headers the Worker sets after authenticating; clients never reach the object directly. */
 export const TENANT_HEADER = "X-Hermes-Tenant";
 export const PROTOCOL_HEADER = "X-Hermes-Protocol";
+/** The authenticated principal (`{user, link}` as JSON), set by the Worker like the tenant. */
+export const PRINCIPAL_HEADER = "X-Hermes-Principal";
 export const CONNECTION_ID_HEADER = "Acp-Connection-Id";
 
 export class Connection {
   readonly state: ConnectionStateStore;
   readonly index: SessionIndex;
+  readonly shares: ShareStore;
+  /** Sessions this connection's user owns (found so once; a user's ownership never changes). */
+  readonly #owned = new Set<string>();
   readonly #stubs = new Map<string, DurableObjectStub<SessionRpc>>();
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
   readonly #inOrder = serialQueue();
@@ -62,6 +70,7 @@ export class Connection {
   ) {
     this.state = new ConnectionStateStore(ctx.storage.sql);
     this.index = new SessionIndex(env.DB);
+    this.shares = new ShareStore(env.DB);
     this.#maxFrameBytes = maxFrameBytes(env);
   }
 
@@ -77,7 +86,8 @@ export class Connection {
     }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
-    this.state.save({ tenant, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [] });
+    const principal = principalOf(request.headers.get(PRINCIPAL_HEADER));
+    this.state.save({ tenant, principal, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [] });
     await watchKey(this.ctx, request);
     const headers = new Headers({ [CONNECTION_ID_HEADER]: this.id });
     const protocol = request.headers.get(PROTOCOL_HEADER);
@@ -130,7 +140,37 @@ export class Connection {
   /** This connection as session objects see it. */
   ref(): ConnectionRef {
     const s = this.state.get()!;
-    return { connectionId: this.id, tenant: s.tenant, clientCapabilities: s.clientCapabilities };
+    const p = this.principal();
+    return { connectionId: this.id, tenant: s.tenant, clientCapabilities: s.clientCapabilities, user: p.user, linkId: p.link?.id ?? null };
+  }
+
+  get db(): D1Database {
+    return this.env.DB;
+  }
+
+  sharePorts(): SharePorts {
+    return { db: this.env.DB, session: (id) => this.session(id), now: Date.now() };
+  }
+
+  principal(): Principal {
+    return this.state.get()?.principal ?? { user: null };
+  }
+
+  /**
+   * This connection as the session sees it, with its role there, if that role
+   * allows `action`: the one check of a session method on this side (-32002
+   * for a session that is none of the caller's, -32001 read_only for too
+   * little). The tenant's admin needs no lookup: the session object checks the tenant.
+   */
+  async access(sessionId: string, action: Action): Promise<ConnectionRef> {
+    const ref = this.ref();
+    const principal = this.principal();
+    if (isAdmin(principal)) return { ...ref, role: "admin" };
+    // Ownership never changes, so an owner's sessions are looked up once per connection.
+    if (this.#owned.has(sessionId)) return { ...ref, role: "owner" };
+    const found = await this.shares.access(ref.tenant, principal, sessionId);
+    if (found?.role === "owner") this.#owned.add(sessionId);
+    return { ...ref, role: requireAccess(found?.role ?? null, action, sessionId) };
   }
 
   /** One stub per session keeps calls to it in the order they were made. */
@@ -159,6 +199,16 @@ export class Connection {
 
   #socket(): WebSocket | undefined {
     return this.ctx.getWebSockets().find((ws) => ws.readyState === WebSocket.OPEN);
+  }
+}
+
+/** The Worker's principal header; a connection without one (or with a bad one) is the tenant's admin, as before users. */
+function principalOf(raw: string | null): Principal {
+  try {
+    const parsed = JSON.parse(raw ?? "null") as Principal | null;
+    return parsed && typeof parsed === "object" ? { user: parsed.user ?? null, link: parsed.link ?? null } : { user: null };
+  } catch {
+    return { user: null };
   }
 }
 

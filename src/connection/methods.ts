@@ -6,7 +6,17 @@
 import type { z } from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import { initializeResult } from "../acp/capabilities.js";
-import { afterSeqOf, connectionIdMeta, invalidParams, type RequestId } from "@hermes-edge/protocol";
+import {
+  afterSeqOf,
+  connectionIdMeta,
+  invalidParams,
+  readOnly,
+  SESSION_SHARE,
+  SESSION_UNSHARE,
+  zShareParams,
+  zUnshareParams,
+  type RequestId,
+} from "@hermes-edge/protocol";
 import {
   zAuthenticate,
   zInitialize,
@@ -27,10 +37,11 @@ import {
 } from "../acp/params.js";
 import { authenticate } from "./authenticate.js";
 import { archiveSession, ownedSession, statusOf, unarchiveSession } from "./session-archive.js";
-import { LISTED_KINDS } from "../db/session-index.js";
+import { isAdmin, mayCreate } from "../session/access.js";
+import { listReadable } from "./session-listing.js";
+import { shareSession, unshareSession } from "./share-session.js";
 import { logout } from "./logout.js";
 import type { Connection } from "./connection.js";
-import { sessionInfo } from "./session-info.js";
 import { deleteSession } from "./session-delete.js";
 import { unwrap } from "./unwrap.js";
 
@@ -67,10 +78,11 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   }),
 
   "session/new": spec(zNewSession, async (params, { connection, id }) => {
+    if (!mayCreate(connection.principal())) throw readOnly("a viewer link only watches the session it opens");
     const sessionId = crypto.randomUUID();
     connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers };
-    unwrap(await connection.session(sessionId).create(connection.ref(), id, init), () => connection.forgetSession(sessionId));
+    unwrap(await connection.session(sessionId).create(creatorRef(connection), id, init), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
 
@@ -79,13 +91,11 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
 
   "session/list": spec(zListSessions, async (params, { connection }): Promise<ListSessionsResponse> => {
     try {
-      const page = await connection.index.list(connection.ref().tenant, {
+      return await listReadable(connection.db, connection.ref().tenant, connection.principal(), {
         cwd: params.cwd,
         cursor: params.cursor,
-        kinds: LISTED_KINDS,
         archived: params.archived ?? "exclude",
       });
-      return { sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof RangeError) throw invalidParams([{ path: ["cursor"], message: "invalid cursor" }], "Invalid cursor");
       throw err;
@@ -93,35 +103,39 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   }),
 
   "session/prompt": spec(zPrompt, async (params, { connection, id }) => {
-    unwrap(await connection.session(params.sessionId).prompt(connection.ref(), id, params.prompt));
+    const ref = await connection.access(params.sessionId, "drive");
+    unwrap(await connection.session(params.sessionId).prompt(ref, id, params.prompt));
     return DEFERRED;
   }),
 
   "session/fork": spec(zForkSession, async (params, { connection, id }) => {
-    const snapshot = unwrap(await connection.session(params.sessionId).forkSnapshot(connection.ref()));
+    if (!mayCreate(connection.principal())) throw readOnly("a viewer link only watches the session it opens");
+    const source = await connection.access(params.sessionId, "read");
+    const snapshot = unwrap(await connection.session(params.sessionId).forkSnapshot(source));
     const sessionId = crypto.randomUUID();
     connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers ?? [] };
-    unwrap(await connection.session(sessionId).createFork(connection.ref(), id, init, snapshot), () => connection.forgetSession(sessionId));
+    unwrap(await connection.session(sessionId).createFork(creatorRef(connection), id, init, snapshot), () => connection.forgetSession(sessionId));
     return DEFERRED;
   }),
 
   "session/set_mode": spec(zSetMode, async (params, { connection }) => {
-    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), "mode", params.modeId));
+    unwrap(await connection.session(params.sessionId).setConfig(await connection.access(params.sessionId, "drive"), "mode", params.modeId));
     return {};
   }),
 
   "session/set_config_option": spec(zSetConfigOption, async (params, { connection }) =>
-    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), params.configId, params.value)),
+    unwrap(await connection.session(params.sessionId).setConfig(await connection.access(params.sessionId, "drive"), params.configId, params.value)),
   ),
 
   "session/set_model": spec(zSetModel, async (params, { connection }) => {
-    unwrap(await connection.session(params.sessionId).setConfig(connection.ref(), "model", params.modelId));
+    unwrap(await connection.session(params.sessionId).setConfig(await connection.access(params.sessionId, "drive"), "model", params.modelId));
     return {};
   }),
 
+  // Someone the session is shared with closes only their own view; the owner (or admin) closes it for everyone.
   "session/close": spec(zSessionRef, async (params, { connection }) => {
-    const result = unwrap(await connection.session(params.sessionId).close(connection.ref()));
+    const result = unwrap(await connection.session(params.sessionId).close(await connection.access(params.sessionId, "read")));
     connection.forgetSession(params.sessionId);
     return result;
   }),
@@ -129,26 +143,44 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
   // ACP: deleting an unknown (or already deleted) session succeeds silently; the session object answers `{}`.
   "session/delete": spec(zSessionRef, (params, { connection }) => deleteSession(connection, params.sessionId)),
 
-  // Unstable session metadata: any connection of the session's tenant, attached or not.
+  // Unstable session metadata: any connection that may drive the session, attached or not.
   "session/set_title": spec(zSetTitle, async (params, { connection }) => {
-    await ownedSession(connection, params.sessionId);
+    await ownedSession(connection, params.sessionId, "drive");
     return unwrap(await connection.session(params.sessionId).setTitle(connection.ref().tenant, params.title));
   }),
-  "session/status": spec(zUnstableSessionRef, async (params, { connection }) => statusOf(await ownedSession(connection, params.sessionId))),
+  "session/status": spec(zUnstableSessionRef, async (params, { connection }) => statusOf(await ownedSession(connection, params.sessionId, "read"))),
   "session/archive": spec(zUnstableSessionRef, (params, { connection }) => archiveSession(connection, params.sessionId)),
   "session/unarchive": spec(zUnstableSessionRef, (params, { connection }) => unarchiveSession(connection, params.sessionId)),
 
-  // Sub-agent control (custom, `_`-prefixed); any connection of the session's tenant may use them.
-  "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { connection }) =>
-    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "interrupt", subagentId: params.subagentId })),
-  ),
-  "_hermes/subagents/pause": spec(zSessionRef, async (params, { connection }) =>
-    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "pause" })),
-  ),
-  "_hermes/subagents/resume": spec(zSessionRef, async (params, { connection }) =>
-    unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "resume" })),
-  ),
+  // Sub-agent control (custom, `_`-prefixed); any connection that may drive the session.
+  "_hermes/subagents/interrupt": spec(zSubagentRef, async (params, { connection }) => {
+    await connection.access(params.sessionId, "drive");
+    return unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "interrupt", subagentId: params.subagentId }));
+  }),
+  "_hermes/subagents/pause": spec(zSessionRef, async (params, { connection }) => {
+    await connection.access(params.sessionId, "drive");
+    return unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "pause" }));
+  }),
+  "_hermes/subagents/resume": spec(zSessionRef, async (params, { connection }) => {
+    await connection.access(params.sessionId, "drive");
+    return unwrap(await connection.session(params.sessionId).subagents(connection.ref().tenant, { action: "resume" }));
+  }),
+
+  // Sharing (custom): only the owner or the tenant's admin.
+  [SESSION_SHARE]: spec(zShareParams, async (params, { connection }) => {
+    const row = await ownedSession(connection, params.sessionId, "manage");
+    return { shares: await shareSession(connection.sharePorts(), row, params.user, params.role) };
+  }),
+  [SESSION_UNSHARE]: spec(zUnshareParams, async (params, { connection }) => {
+    const row = await ownedSession(connection, params.sessionId, "manage");
+    return { shares: await unshareSession(connection.sharePorts(), row, params.user) };
+  }),
 };
+
+/** A session the caller makes (new, fork) is theirs. */
+function creatorRef(connection: Connection) {
+  return { ...connection.ref(), role: isAdmin(connection.principal()) ? ("admin" as const) : ("owner" as const) };
+}
 
 async function open(
   params: z.output<typeof zResumeSession>,
@@ -156,6 +188,7 @@ async function open(
   replay: boolean,
 ): Promise<typeof DEFERRED> {
   const afterSeq = afterSeqParam(params._meta);
+  const ref = await connection.access(params.sessionId, "read");
   connection.rememberSession(params.sessionId);
   const options = {
     replay,
@@ -164,7 +197,7 @@ async function open(
     ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),
     ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
   };
-  unwrap(await connection.session(params.sessionId).open(connection.ref(), id, options), () => connection.forgetSession(params.sessionId));
+  unwrap(await connection.session(params.sessionId).open(ref, id, options), () => connection.forgetSession(params.sessionId));
   return DEFERRED;
 }
 

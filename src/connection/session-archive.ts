@@ -8,13 +8,24 @@ import { sessionNotFound } from "@hermes-edge/protocol";
 import type { ArchiveSessionResponse, SessionStatusResponse, UnarchiveSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { SessionRow } from "../../schema/sessions.js";
 import type { Connection } from "./connection.js";
+import { isAdmin, requireAccess, type Action } from "../session/access.js";
 import { unwrap } from "./unwrap.js";
 
-/** The tenant's index row for `sessionId`, or -32002 naming it. */
-export async function ownedSession(connection: Connection, sessionId: string): Promise<SessionRow> {
-  const row = await connection.index.get(connection.ref().tenant, sessionId);
-  if (!row) throw sessionNotFound(sessionId);
-  return row;
+/**
+ * The tenant's index row for `sessionId` if the caller's role allows `action`:
+ * -32002 naming it when it is none of theirs, -32001 read_only for too little.
+ */
+export async function ownedSession(connection: Connection, sessionId: string, action: Action): Promise<SessionRow> {
+  const principal = connection.principal();
+  const tenant = connection.ref().tenant;
+  if (isAdmin(principal)) {
+    const row = await connection.index.get(tenant, sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    return row;
+  }
+  const found = await connection.shares.access(tenant, principal, sessionId);
+  requireAccess(found?.role ?? null, action, sessionId);
+  return found!.row;
 }
 
 /**
@@ -31,9 +42,9 @@ export function statusOf(row: SessionRow): SessionStatusResponse {
 
 /** Closes the session first if it is active (as `session/close` would), then archives it; twice is fine. */
 export async function archiveSession(connection: Connection, sessionId: string): Promise<ArchiveSessionResponse> {
-  const row = await ownedSession(connection, sessionId);
+  const row = await ownedSession(connection, sessionId, "manage");
   if (row.status === "active") {
-    unwrap(await connection.session(sessionId).close(connection.ref()));
+    unwrap(await connection.session(sessionId).close({ ...connection.ref(), role: "admin" }));
     connection.forgetSession(sessionId);
   }
   if (!row.archived) await connection.index.update(sessionId, { archived: true });
@@ -42,7 +53,7 @@ export async function archiveSession(connection: Connection, sessionId: string):
 
 /** Back into the default `session/list`; never loads or resumes it. Unarchiving an unarchived session is fine. */
 export async function unarchiveSession(connection: Connection, sessionId: string): Promise<UnarchiveSessionResponse> {
-  const row = await ownedSession(connection, sessionId);
+  const row = await ownedSession(connection, sessionId, "manage");
   if (row.archived) await connection.index.update(sessionId, { archived: false });
   return {};
 }

@@ -29,11 +29,12 @@ export class ApiKeyStore {
   }
 
   /** Makes a key; the returned `key` is the only copy of the secret. */
-  async create(input: { tenant: string; label: string; expiresAt: number | null }, now: number): Promise<{ row: ApiKeyRow; key: string }> {
+  async create(input: { tenant: string; user: string | null; label: string; expiresAt: number | null }, now: number): Promise<{ row: ApiKeyRow; key: string }> {
     const key = generateApiKey();
     const row: ApiKeyRow = {
       id: generateKeyId(),
       tenant: input.tenant,
+      user: input.user,
       label: input.label,
       sha256: await sha256Hex(key),
       createdAt: now,

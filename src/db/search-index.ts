@@ -11,6 +11,8 @@ import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { searchEntries, type NewSearchEntry } from "../../schema/search-entries.js";
 import { MAX_SCANNED_ENTRIES, searchPlan, type SearchPlan } from "./search-plan.js";
 import { boundedSnippet, substringSnippet } from "./snippet.js";
+import { readableFilter } from "./session-index.js";
+import type { Principal } from "../session/access.js";
 
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
@@ -69,7 +71,7 @@ export class SearchIndex {
    * its source's history would otherwise find the source its own words, and the
    * source the fork's copy of them.
    */
-  async search(tenant: string, query: string, options: { limit?: number; excludeSessionId?: string } = {}): Promise<SearchHit[]> {
+  async search(tenant: string, query: string, options: { limit?: number; excludeSessionId?: string; readableBy?: Principal } = {}): Promise<SearchHit[]> {
     const plan = searchPlan(query);
     if (!plan) return [];
     const limit = Math.min(Math.max(options.limit ?? DEFAULT_SEARCH_LIMIT, 1), MAX_SEARCH_LIMIT);
@@ -98,7 +100,7 @@ export class SearchIndex {
       SELECT b.session_id, s.title, s.cwd, s.updated_at, b.snippet,
              ${plan.kind === "words" ? sql`NULL` : sql`(SELECT text FROM search_entries WHERE id = b.entry_id)`} AS text
       FROM best b JOIN sessions s ON s.id = b.session_id AND s.tenant = ${tenant}
-      WHERE b.n = 1
+      WHERE b.n = 1${readableFilter(tenant, options.readableBy)}
       ORDER BY b.score, s.updated_at DESC
       LIMIT ${limit}`);
     return rows.map((r) => ({

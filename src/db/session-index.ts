@@ -2,11 +2,35 @@
  * Reads and writes of the D1 session index through drizzle. Listing is keyset
  * paginated (newest first) behind an opaque cursor, always scoped to a tenant.
  */
-import { and, asc, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { segments, type NewSegmentRow } from "../../schema/segments.js";
 import { sessions, type NewSessionRow, type SessionRow } from "../../schema/sessions.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { sessionShares } from "../../schema/session-shares.js";
+import { EVERYONE } from "@hermes-edge/protocol";
+import { isAdmin, type Principal } from "../session/access.js";
+
+/**
+ * The sessions a user (or a link) may read, as one SQL condition: its own, and
+ * those whose access root is shared with it or with everyone. Sub-agents follow
+ * their access root; a link reads only its session and that session's sub-agents.
+ */
+export function readableCondition(tenant: string, p: Principal): SQL {
+  const root = sql`coalesce(${sessions.accessRoot}, ${sessions.id})`;
+  if (p.link) return sql`${root} = ${p.link.sessionId}`;
+  const user = p.user ?? "";
+  const shared = sql`select ${sessionShares.sessionId} from ${sessionShares} where ${sessionShares.tenant} = ${tenant} and ${sessionShares.user} in (${user}, ${EVERYONE})`;
+  return or(eq(sessions.owner, user), sql`${root} in (${shared})`)!;
+}
+
+/** The same rule for a query that reads `sessions` as `s` (the search): empty for the tenant's admin. */
+export function readableFilter(tenant: string, p: Principal | undefined): SQL {
+  if (!p || isAdmin(p)) return sql``;
+  if (p.link) return sql` AND coalesce(s.access_root, s.id) = ${p.link.sessionId}`;
+  const user = p.user ?? "";
+  return sql` AND (s.owner = ${user} OR coalesce(s.access_root, s.id) IN (SELECT session_id FROM session_shares WHERE tenant = ${tenant} AND user IN (${user}, ${EVERYONE})))`;
+}
 
 export const PAGE_SIZE = 50;
 export type ArchiveFilter = "exclude" | "include" | "only";
@@ -51,9 +75,18 @@ export class SessionIndex {
    */
   async list(
     tenant: string,
-    options: { cwd?: string | null; cursor?: string | null; kind?: SessionRow["kind"]; kinds?: SessionRow["kind"][]; archived?: ArchiveFilter },
+    options: {
+      cwd?: string | null;
+      cursor?: string | null;
+      kind?: SessionRow["kind"];
+      kinds?: SessionRow["kind"][];
+      archived?: ArchiveFilter;
+      /** Only what this principal may read (its own sessions and those shared with it); absent: the whole tenant. */
+      readableBy?: Principal;
+    },
   ) {
     const conditions: SQL[] = [eq(sessions.tenant, tenant)];
+    if (options.readableBy && !isAdmin(options.readableBy)) conditions.push(readableCondition(tenant, options.readableBy));
     const archived = options.archived ?? "exclude";
     if (archived !== "include") conditions.push(eq(sessions.archived, archived === "only"));
     if (options.cwd) conditions.push(eq(sessions.cwd, options.cwd));

@@ -69,6 +69,9 @@ export interface SubagentSpawner {
 /** Sent from the parent session object to a sub-agent's `runSubagentTask`. */
 export interface SubagentSpec {
   tenant: string;
+  /** The parent's owner and access root: a sub-agent belongs to its parent's user and follows its shares. */
+  owner?: string | null;
+  accessRoot?: string;
   parentSessionId: string;
   parentToolCallId: string;
   subagentId: string;

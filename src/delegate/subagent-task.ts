@@ -113,8 +113,9 @@ export class SubagentTask {
     const { log, index, now } = this.parts;
     if (log.store.record() && !this.#owns(spec)) throw new Error("another session already uses this sub-agent id");
     if (!log.store.record()) {
-      const conn = { connectionId: "", tenant: spec.tenant, clientCapabilities: spec.clientCapabilities };
+      const conn = { connectionId: "", tenant: spec.tenant, clientCapabilities: spec.clientCapabilities, user: spec.owner ?? null };
       await createSession(log.store, index, conn, {
+        accessRoot: spec.accessRoot ?? spec.parentSessionId,
         sessionId: spec.subagentId,
         cwd: spec.cwd,
         additionalDirectories: spec.additionalDirectories,

@@ -274,6 +274,8 @@ export class Subagents implements SubagentSpawner {
     const record = this.log.store.record()!;
     return {
       tenant: record.tenant,
+      owner: record.owner ?? null,
+      accessRoot: record.accessRoot ?? record.sessionId,
       parentSessionId: record.sessionId,
       parentToolCallId: entry.ids.parentToolCallId,
       subagentId: entry.ids.subagentId,

@@ -4,7 +4,7 @@
  * owns the session's storage and runs its turns. Connection objects and
  * parent sessions call it through the `SessionRpc` interface.
  */
-import type { ErrorResponse, McpMessageParams, RequestId, UpstreamMessage } from "@hermes-edge/protocol";
+import type { ErrorResponse, McpMessageParams, RequestId, ShareRole, UpstreamMessage } from "@hermes-edge/protocol";
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { resultWithoutRun, type SubagentResult } from "../delegate/subagent-result.js";
@@ -83,6 +83,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
 
   detach(connectionId: string): Promise<void> {
     return guarded(this.#where("detach", { connectionId }), undefined, () => this.#session.detach(connectionId));
+  }
+
+  reshare(tenant: string, user: string, shares: { user: string; role: ShareRole }[]): Promise<string[]> {
+    return guarded(this.#where("reshare"), [], () => this.#session.reshare(tenant, user, shares));
   }
 
   upstreamMessage(connectionId: string, params: UpstreamMessage): Promise<void> {

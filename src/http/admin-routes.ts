@@ -16,9 +16,12 @@ import { httpError } from "./http-error.js";
 import { usageReport, zUsageQuery } from "./usage-routes.js";
 import { jsonBody, queryOf } from "./validate.js";
 import { zTenant } from "../tenant/tenant-name.js";
+import { zUserName } from "@hermes-edge/protocol";
 
 const zCreateKey = z.strictObject({
   tenant: zTenant,
+  /** The key's user; without one the key is the tenant's admin (sees every session). */
+  user: zUserName.optional(),
   label: z.string().trim().min(1).max(200),
   expiresAt: z.iso
     .datetime({ offset: true })
@@ -37,6 +40,7 @@ export function keyView(row: ApiKeyRow, now: number) {
   return {
     id: row.id,
     tenant: row.tenant,
+    user: row.user,
     label: row.label,
     status: keyStatus(row, now),
     createdAt: iso(row.createdAt),
@@ -70,8 +74,8 @@ export const adminRoutes = new Hono<{ Bindings: Env }>()
   .post("/keys", async (c) => {
     const body = await jsonBody(c, zCreateKey);
     const expiresAt = body.expiresAt === undefined ? null : Date.parse(body.expiresAt);
-    const { row, key } = await new ApiKeyStore(c.env.DB).create({ tenant: body.tenant, label: body.label, expiresAt }, Date.now());
-    return c.json({ id: row.id, key, tenant: row.tenant, label: row.label, expiresAt: iso(row.expiresAt) }, 201);
+    const { row, key } = await new ApiKeyStore(c.env.DB).create({ tenant: body.tenant, user: body.user ?? null, label: body.label, expiresAt }, Date.now());
+    return c.json({ id: row.id, key, tenant: row.tenant, user: row.user, label: row.label, expiresAt: iso(row.expiresAt) }, 201);
   })
   .get("/keys", async (c) => {
     const { tenant } = queryOf(c, z.object({ tenant: zTenant.optional() }));

@@ -11,6 +11,7 @@ import type { Env } from "../env.js";
 import { checkCredential } from "./credentials.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError } from "./http-error.js";
+import type { Principal } from "../session/access.js";
 
 export const TOKEN_PROTOCOL_PREFIX = "hermes-edge-token.";
 export const ACP_PROTOCOL = "acp";
@@ -19,6 +20,8 @@ export const AUTH_FAILURE_PERIOD_SECONDS = 60;
 
 export interface AuthVariables {
   tenant: string;
+  /** Who in the tenant: the key's user, or none (the tenant's admin, or a viewer link). */
+  principal: Principal;
   /** The managed key used, if any (bootstrap tokens have none). */
   keyId: string | undefined;
   /** The subprotocol to echo on the upgrade, if the client offered one we accept. */
@@ -45,6 +48,7 @@ export function bearerAuth(): MiddlewareHandler<{ Bindings: Env; Variables: Auth
       });
     }
     c.set("tenant", check.tenant);
+    c.set("principal", { user: check.user ?? null, link: check.link ?? null });
     c.set("keyId", check.keyId);
     c.set("acceptedProtocol", offered.includes(ACP_PROTOCOL) ? ACP_PROTOCOL : undefined);
     await next();

@@ -1,17 +1,29 @@
 /**
- * Which tenant a presented credential belongs to. Two kinds are accepted: a
- * managed key (`he_…`, looked up in D1 by its SHA-256) and a bootstrap token
- * from `HERMES_EDGE_TOKENS` (compared in constant time against every entry).
+ * Which tenant (and user) a presented credential belongs to. Three kinds are
+ * accepted: a managed key (`he_…`, looked up in D1 by its SHA-256), a
+ * bootstrap token from `HERMES_EDGE_TOKENS` (compared in constant time against
+ * every entry; `tenant/user:token` names its user) and a viewer link's token
+ * (`hl_…`, by its SHA-256), which opens one session read-only.
  * @module
  */
 import { tokenTable } from "../config.js";
 import { ApiKeyStore, keyStatus } from "../db/api-keys.js";
+import { LinkStore, linkStatus } from "../db/link-store.js";
 import { looksLikeApiKey, secretsEqual } from "../keys/api-key.js";
+import { looksLikeLinkToken } from "../keys/link-token.js";
 
 export type FailureReason = "missing" | "unknown" | "revoked" | "expired";
 
 export type CredentialCheck =
-  | { ok: true; tenant: string; keyId: string | undefined }
+  | {
+      ok: true;
+      tenant: string;
+      /** The key's user; undefined for the tenant's admin (a key or token without one) and for a link. */
+      user: string | undefined;
+      keyId: string | undefined;
+      /** A viewer link: the one session it opens. */
+      link?: { id: string; sessionId: string };
+    }
   | { ok: false; reason: FailureReason; message: string };
 
 export interface CredentialContext {
@@ -24,8 +36,12 @@ export interface CredentialContext {
 
 export async function checkCredential(token: string | undefined, ctx: CredentialContext): Promise<CredentialCheck> {
   if (!token) return { ok: false, reason: "missing", message: "missing credentials: send Authorization: Bearer <key>" };
-  const tenant = await bootstrapTenant(token, ctx.bootstrapTokens);
-  if (tenant !== undefined) return { ok: true, tenant, keyId: undefined };
+  const owner = await bootstrapOwner(token, ctx.bootstrapTokens);
+  if (owner !== undefined) {
+    const [tenant, user] = owner.split("/") as [string, string | undefined];
+    return { ok: true, tenant, user, keyId: undefined };
+  }
+  if (looksLikeLinkToken(token)) return checkLink(token, ctx);
   if (!looksLikeApiKey(token)) return { ok: false, reason: "unknown", message: "unknown token" };
   const keys = new ApiKeyStore(ctx.db);
   const row = await keys.findByKey(token);
@@ -34,14 +50,23 @@ export async function checkCredential(token: string | undefined, ctx: Credential
   if (status === "revoked") return { ok: false, reason: "revoked", message: "key revoked" };
   if (status === "expired") return { ok: false, reason: "expired", message: "key expired" };
   ctx.waitUntil(keys.touch(row, ctx.now).catch((err) => console.error("last_used_at write failed", { keyId: row.id, err: String(err) })));
-  return { ok: true, tenant: row.tenant, keyId: row.id };
+  return { ok: true, tenant: row.tenant, user: row.user ?? undefined, keyId: row.id };
+}
+
+async function checkLink(token: string, ctx: CredentialContext): Promise<CredentialCheck> {
+  const row = await new LinkStore(ctx.db).findByToken(token);
+  if (!row) return { ok: false, reason: "unknown", message: "unknown link" };
+  const status = linkStatus(row, ctx.now);
+  if (status === "revoked") return { ok: false, reason: "revoked", message: "this link was revoked" };
+  if (status === "expired") return { ok: false, reason: "expired", message: "this link has expired" };
+  return { ok: true, tenant: row.tenant, user: undefined, keyId: undefined, link: { id: row.id, sessionId: row.sessionId } };
 }
 
 /** Every entry is compared, matched or not, so timing says nothing about which (or whether one) matched. */
-async function bootstrapTenant(token: string, raw: string | undefined): Promise<string | undefined> {
+async function bootstrapOwner(token: string, raw: string | undefined): Promise<string | undefined> {
   let found: string | undefined;
-  for (const [candidate, tenant] of tokenTable(raw)) {
-    if ((await secretsEqual(token, candidate)) && found === undefined) found = tenant;
+  for (const [candidate, owner] of tokenTable(raw)) {
+    if ((await secretsEqual(token, candidate)) && found === undefined) found = owner;
   }
   return found;
 }

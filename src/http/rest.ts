@@ -5,7 +5,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { sessionInfo } from "../connection/session-info.js";
-import { LISTED_KINDS, SessionIndex } from "../db/session-index.js";
+import { listReadable, withAccess } from "../connection/session-listing.js";
+import { isAdmin } from "../session/access.js";
+import { callerOf, linkScope, shareRoutes } from "./share-routes.js";
 import { MAX_LINEAGE_LINKS, SegmentIndex } from "../db/segment-index.js";
 import type { SegmentRow } from "../../schema/segments.js";
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
@@ -16,7 +18,7 @@ import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError } from "./http-error.js";
 import { subagentRoutes } from "./subagent-routes.js";
 import { memoryRoutes } from "./memory-routes.js";
-import { ownedSessionObject } from "./owned-session.js";
+import { accessibleSession, ownedSessionObject } from "./owned-session.js";
 import { searchRoutes } from "./search-routes.js";
 import { usageRoutes } from "./usage-routes.js";
 import { queryOf } from "./validate.js";
@@ -30,11 +32,12 @@ const zListQuery = z.object({
 
 export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .use(bearerAuth())
+  .use(linkScope())
+  .route("/", shareRoutes)
   .get("/sessions", async (c) => {
     const query = queryOf(c, zListQuery);
     try {
-      const page = await new SessionIndex(c.env.DB).list(c.get("tenant"), { ...query, kinds: LISTED_KINDS });
-      return c.json({ sessions: page.sessions.map(sessionInfo), nextCursor: page.nextCursor });
+      return c.json(await listReadable(c.env.DB, c.get("tenant"), c.get("principal"), query));
     } catch (err) {
       if (err instanceof RangeError) throw httpError(ErrorCode.invalidParams, "invalid cursor");
       throw err;
@@ -42,6 +45,8 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   })
   .get("/sessions/:id/lineage", async (c) => {
     const tenant = c.get("tenant");
+    // The admin reads lineage from the segments alone, as before users; anyone else needs read access.
+    if (!isAdmin(c.get("principal"))) await accessibleSession(c.env, callerOf(c), c.req.param("id"), "read");
     const current = await new SegmentIndex(c.env.DB).current(tenant, c.req.param("id"));
     if (!current) throw notFound();
     const chain = await new SegmentIndex(c.env.DB).chain(tenant, current.id);
@@ -50,7 +55,7 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
     return c.json({ sessionId: c.req.param("id"), chain: chain.map(segmentView), truncated });
   })
   .get("/sessions/:id/history", async (c) => {
-    const session = await ownedSessionObject(c.env, c.get("tenant"), c.req.param("id"));
+    const session = await ownedSessionObject(c.env, callerOf(c), c.req.param("id"), "read");
     // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
     const outcome = (await session.readHistory(c.get("tenant"))) as RpcOutcome<SessionHistory>;
     if (outcome.ok) return c.json(outcome.result);
@@ -63,9 +68,8 @@ export const rest = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .route("/", searchRoutes)
   .route("/", usageRoutes)
   .get("/sessions/:id", async (c) => {
-    const row = await new SessionIndex(c.env.DB).get(c.get("tenant"), c.req.param("id"));
-    if (!row) throw notFound();
-    return c.json(sessionInfo(row));
+    const { row, role } = await accessibleSession(c.env, callerOf(c), c.req.param("id"), "read");
+    return c.json(isAdmin(c.get("principal")) ? sessionInfo(row) : withAccess(sessionInfo(row), row, role));
   });
 
 function notFound() {

@@ -18,6 +18,6 @@ const zQuery = z.object({
 
 export const searchRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>().get("/search", async (c) => {
   const query = queryOf(c, zQuery);
-  const results = await new SearchIndex(c.env.DB).search(c.get("tenant"), query.q, { limit: query.limit });
+  const results = await new SearchIndex(c.env.DB).search(c.get("tenant"), query.q, { limit: query.limit, readableBy: c.get("principal") });
   return c.json({ query: query.q, results });
 });

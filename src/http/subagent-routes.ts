@@ -13,21 +13,22 @@ import type { Env } from "../env.js";
 import type { AuthVariables } from "./auth.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError } from "./http-error.js";
-import { ownedSessionObject } from "./owned-session.js";
+import { accessibleSession, ownedSessionObject, type Caller } from "./owned-session.js";
+import { callerOf } from "./share-routes.js";
 
 export const subagentRoutes = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .get("/sessions/:id/subagents", async (c) => {
     const tenant = c.get("tenant");
     const id = c.req.param("id");
     const index = new SessionIndex(c.env.DB);
-    if (!(await index.get(tenant, id))) throw notFound("no such session");
+    await accessibleSession(c.env, callerOf(c), id, "read");
     const children = await index.children(tenant, id);
     return c.json({ sessionId: id, subagents: children.map(subagentInfo) });
   })
-  .post("/sessions/:id/subagents/pause", (c) => control(c.env, c.get("tenant"), c.req.param("id"), { action: "pause" }))
-  .post("/sessions/:id/subagents/resume", (c) => control(c.env, c.get("tenant"), c.req.param("id"), { action: "resume" }))
+  .post("/sessions/:id/subagents/pause", (c) => control(c.env, callerOf(c), c.req.param("id"), { action: "pause" }))
+  .post("/sessions/:id/subagents/resume", (c) => control(c.env, callerOf(c), c.req.param("id"), { action: "resume" }))
   .post("/sessions/:id/subagents/:subagentId/interrupt", (c) =>
-    control(c.env, c.get("tenant"), c.req.param("id"), { action: "interrupt", subagentId: c.req.param("subagentId") }),
+    control(c.env, callerOf(c), c.req.param("id"), { action: "interrupt", subagentId: c.req.param("subagentId") }),
   );
 
 /** A sub-agent row: its status is how its task ended, or `running` until then. */
@@ -46,9 +47,10 @@ export function subagentInfo(row: SessionRow) {
   };
 }
 
-async function control(env: Env, tenant: string, sessionId: string, command: SubagentCommand): Promise<Response> {
+async function control(env: Env, caller: Caller, sessionId: string, command: SubagentCommand): Promise<Response> {
+  const tenant = caller.tenant;
   if ("subagentId" in command && !zSessionId.safeParse(command.subagentId).success) throw notFound("no running sub-agent with that id in this session or under it");
-  const session = await ownedSessionObject(env, tenant, sessionId);
+  const session = await ownedSessionObject(env, caller, sessionId, "drive");
   // RPC typing drops the error branch (its `data` is unknown); the value is the plain outcome.
   const outcome = (await session.subagents(tenant, command)) as RpcOutcome<SubagentControlResult>;
   if (outcome.ok) return Response.json(outcome.result);

@@ -27,6 +27,8 @@ export interface CreateSessionInit {
   mode?: string;
   /** For forks and sub-agents: the lineage of the parent's current segment. */
   parentLineage?: SegmentLineage;
+  /** A sub-agent: the session whose shares apply to it (its parent's access root). */
+  accessRoot?: string | null;
   /** The attaching editor's MCP servers (kept with the attachment, never stored). */
   mcpServers?: McpServerEntry[];
 }
@@ -43,6 +45,8 @@ export async function createSession(
   const record: SessionRecord = {
     sessionId: init.sessionId,
     tenant: conn.tenant,
+    owner: conn.user ?? null,
+    accessRoot: init.accessRoot ?? null,
     cwd: init.cwd,
     additionalDirectories: init.additionalDirectories,
     model: init.model ?? settings.defaultModel,
@@ -69,6 +73,8 @@ export async function createSession(
   const row = {
     id: record.sessionId,
     tenant: record.tenant,
+    owner: record.owner ?? null,
+    accessRoot: record.accessRoot ?? null,
     cwd: record.cwd,
     additionalDirectories: record.additionalDirectories,
     title: null,

@@ -139,6 +139,7 @@ export async function runModelTurn(
       toolContext: (toolContext = (toolCallId, signal) => ({
         sessionId: record.sessionId,
         tenant: record.tenant,
+        owner: record.owner ?? null,
         db: ports.db,
         cwd: record.cwd,
         additionalDirectories: record.additionalDirectories,

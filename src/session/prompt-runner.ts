@@ -260,7 +260,8 @@ export class PromptRunner {
     const store = this.#store;
     const { turn } = this.parts;
     const userMessageId = turn.newId();
-    for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId), { promptedThrough: row.connectionId });
+    const author = this.#log.userOf(row.connectionId);
+    for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId, author), { promptedThrough: row.connectionId });
     let prompt = row.prompt;
     // A task's goal is never a slash command, whatever it starts with.
     const command = task ? null : parseSlashCommand(prompt);

@@ -16,6 +16,10 @@ export type SessionStatus = "active" | "closed";
 export interface SessionRecord {
   sessionId: string;
   tenant: string;
+  /** The user who made it (a sub-agent: its parent's); null or absent when an admin key made it. */
+  owner?: string | null;
+  /** Whose shares apply (a sub-agent: its parent's access root); null or absent: its own. */
+  accessRoot?: string | null;
   cwd: string;
   additionalDirectories: string[];
   model: string;

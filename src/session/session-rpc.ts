@@ -4,7 +4,7 @@
  * with the class, so the contract is read here in one place. Every method
  * that answers a client returns an `RpcOutcome`: errors cross RPC as bodies.
  */
-import type { ErrorResponse, McpMessageParams, McpServerEntry, RequestId, UpstreamMessage } from "@hermes-edge/protocol";
+import type { ErrorResponse, McpMessageParams, McpServerEntry, RequestId, ShareRole, UpstreamMessage } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { SubagentResult } from "../delegate/subagent-result.js";
@@ -58,6 +58,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   /** An editor's answer to a request this session sent; false if it is not pending here. */
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): Promise<boolean>;
   detach(connectionId: string): Promise<void>;
+  /** Shares changed (`_hermes/session/share|unshare`): `user`'s connections take their new role or are let go; answers those changed. */
+  reshare(tenant: string, user: string, shares: { user: string; role: ShareRole }[]): Promise<string[]>;
   /** `_hermes/upstream/message` from a proxy: one of its upstream agents' messages, for this session's tunnels. */
   upstreamMessage(connectionId: string, params: UpstreamMessage): Promise<void>;
   /** A client's `mcp/message` notification for one of the `acp` MCP servers it declared here; ignored if unknown. */

@@ -32,6 +32,8 @@ const MIGRATIONS: string[][] = [
   [`ALTER TABLE history ADD COLUMN segment INTEGER NOT NULL DEFAULT 0`, `CREATE INDEX IF NOT EXISTS history_segment ON history (segment, id)`],
   // v3: the MCP servers each attached connection declared, so an evicted object can connect them again.
   [`CREATE TABLE IF NOT EXISTS mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`],
+  // v4: who each connection attached as (user and role), so questions reach only those who may answer.
+  [`ALTER TABLE attachments ADD COLUMN access TEXT`],
 ];
 
 export type PromptState = "queued" | "running" | "done" | "interrupted";
@@ -49,6 +51,8 @@ export interface AttachmentRow {
   connectionId: string;
   clientCaps: string;
   attachedAt: number;
+  /** JSON of `AttachmentAccess`; null for attachments made before users. */
+  access: string | null;
 }
 
 export class SessionStore {
@@ -252,12 +256,13 @@ export class SessionStore {
 
   // --- attachments -------------------------------------------------------------
 
-  attach(connectionId: string, clientCaps: unknown, now: number): void {
+  attach(connectionId: string, clientCaps: unknown, now: number, access: unknown = null): void {
     this.sql.exec(
-      `INSERT OR REPLACE INTO attachments (connection_id, client_caps, attached_at) VALUES (?, ?, ?)`,
+      `INSERT OR REPLACE INTO attachments (connection_id, client_caps, attached_at, access) VALUES (?, ?, ?, ?)`,
       connectionId,
       JSON.stringify(clientCaps ?? {}),
       now,
+      access === null ? null : JSON.stringify(access),
     );
   }
 
@@ -282,10 +287,10 @@ export class SessionStore {
   /** Oldest first, the order in which they attached (the update log keeps the newest last). */
   attachments(): AttachmentRow[] {
     return this.sql
-      .exec<{ connection_id: string; client_caps: string; attached_at: number }>(
-        `SELECT connection_id, client_caps, attached_at FROM attachments ORDER BY attached_at ASC, rowid ASC`,
+      .exec<{ connection_id: string; client_caps: string; attached_at: number; access: string | null }>(
+        `SELECT connection_id, client_caps, attached_at, access FROM attachments ORDER BY attached_at ASC, rowid ASC`,
       )
       .toArray()
-      .map((r) => ({ connectionId: r.connection_id, clientCaps: r.client_caps, attachedAt: r.attached_at }));
+      .map((r) => ({ connectionId: r.connection_id, clientCaps: r.client_caps, attachedAt: r.attached_at, access: r.access }));
   }
 }

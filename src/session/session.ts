@@ -4,7 +4,7 @@
  * does. The Durable Object class only forwards to these methods; everything
  * here is plain TypeScript over the object's SQLite.
  */
-import { invalidRequest, isStdioEntry, mcpCallTimeouts, sessionNotFound, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
+import { invalidRequest, isStdioEntry, mcpCallTimeouts, readOnly, sessionNotFound, type ShareRole, type ErrorResponse, type McpMessageParams, type McpServerEntry, type RequestId } from "@hermes-edge/protocol";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { OpenAIProvider } from "../agent/openai-provider.js";
@@ -27,6 +27,7 @@ import { McpServers } from "../mcp/mcp-servers.js";
 import { SessionSlots } from "../tenant/session-slots.js";
 import { toolsFor } from "../tools/index.js";
 import type { ClientPort } from "../tools/tool.js";
+import { allows, answers, roleOf } from "./access.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { createSession, type CreateSessionInit } from "./create-session.js";
 import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "./fork.js";
@@ -261,6 +262,12 @@ export class Session {
 
   /** `session/close`: the turn stops, connections are let go, history stays. */
   async close(conn: ConnectionRef): Promise<Record<string, never>> {
+    // Someone the session is shared with closes only their own view of it.
+    if (!allows(conn.role ?? "admin", "manage")) {
+      this.#own(conn);
+      this.log.detach(conn.connectionId);
+      return {};
+    }
     await this.#stop(conn);
     this.store.updateRecord({ status: "closed" });
     this.indexWriter.update({ status: "closed" });
@@ -272,6 +279,7 @@ export class Session {
   async destroy(conn: ConnectionRef): Promise<Record<string, never>> {
     const record = this.store.record();
     if (!record || record.tenant !== conn.tenant) return {};
+    if (!allows(conn.role ?? "admin", "manage")) throw readOnly();
     this.#deleted = true;
     await this.#stop(conn);
     await deleteSubagentSessions(this.index, record.tenant, record.sessionId, async (id) => {
@@ -293,11 +301,19 @@ export class Session {
   }
 
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): boolean {
-    return this.log.isAttached(connectionId) && this.log.requests.settle(response);
+    // Only a connection that may answer was asked; a viewer's "answer" settles nothing.
+    return answers(this.log.roleOf(connectionId)) && this.log.requests.settle(response);
   }
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
+  }
+
+  /** The session's shares changed: connections of `user` (`*`: anyone's) take their new role, or are let go. */
+  reshare(tenant: string, user: string, shares: { user: string; role: ShareRole }[]): string[] {
+    const record = this.#own({ tenant });
+    const facts = { id: record.sessionId, owner: record.owner ?? null, accessRoot: record.accessRoot ?? null, shares };
+    return this.log.reshare(user, (u) => roleOf({ user: u }, facts));
   }
 
   /** A message from a proxy-hosted upstream agent, for whichever of this session's tunnels it belongs to. */
@@ -353,10 +369,12 @@ export class Session {
     return record;
   }
 
-  /** Like `#own`, and the connection must have created, loaded or resumed the session. */
+  /** Like `#own`, and the connection must have attached the session with a role that may drive it. */
   #ownAttached(conn: ConnectionRef): SessionRecord {
     const record = this.#own(conn);
-    if (!this.log.isAttached(conn.connectionId)) throw sessionNotFound();
+    const role = this.log.roleOf(conn.connectionId);
+    if (role === undefined) throw sessionNotFound();
+    if (!allows(role, "drive")) throw readOnly();
     return record;
   }
 

@@ -16,10 +16,19 @@ import {
   type ErrorResponse,
   type RequestId,
   type TurnEndedParams,
+  type AccessRole,
 } from "@hermes-edge/protocol";
 import { ClientRequests } from "./client-requests.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { SessionStore } from "./session-store.js";
+import { answers } from "./access.js";
+
+export interface AttachmentAccess {
+  user: string | null;
+  linkId: string | null;
+  /** Absent: the tenant's admin (and every attachment made before users). */
+  role?: AccessRole;
+}
 
 /** How long a request to the editor outlives its dropped connection, waiting for a reattach. */
 export const ORPHAN_GRACE_MS = 30_000;
@@ -29,6 +38,8 @@ const TURN_ENDED_PREFIX = JSON.stringify({ jsonrpc: "2.0", method: TURN_ENDED })
 
 interface Attachment {
   capabilities: ClientCapabilities;
+  /** Who attached and as what (access.ts); the agent's questions go only to those who may answer. */
+  access: AttachmentAccess;
   /** The client asked for `_hermes/turn_ended` (`clientCapabilities._meta.hermes.turnEnded`). */
   turnEnded: boolean;
 }
@@ -52,7 +63,9 @@ export class UpdateLog {
         if (this.#attached.has(connectionId)) this.send(connectionId, notificationFrame("$/cancel_request", { requestId }));
       },
     );
-    for (const row of store.attachments()) this.#attached.set(row.connectionId, attachment(JSON.parse(row.clientCaps) as ClientCapabilities));
+    for (const row of store.attachments()) {
+      this.#attached.set(row.connectionId, attachment(JSON.parse(row.clientCaps) as ClientCapabilities, row.access ? (JSON.parse(row.access) as AttachmentAccess) : undefined));
+    }
   }
 
   // --- attachments -------------------------------------------------------------
@@ -61,15 +74,54 @@ export class UpdateLog {
     return this.#attached.has(connectionId);
   }
 
-  /** Attached connections and what their clients can do, most recently attached first. */
+  /**
+   * Attached connections that may be asked things (the owner's, an admin's,
+   * drivers'), with what their clients can do, most recently attached first.
+   * A viewer's connection gets the updates but is never picked to answer.
+   */
   attached(): [string, ClientCapabilities][] {
-    return [...this.#attached.entries()].reverse().map(([id, a]) => [id, a.capabilities]);
+    return [...this.#attached.entries()].reverse().filter(([, a]) => answers(a.access.role ?? "admin")).map(([id, a]) => [id, a.capabilities]);
+  }
+
+  /** The role a connection attached with (admin when it had none); undefined when it is not attached. */
+  roleOf(connectionId: string): AccessRole | undefined {
+    const a = this.#attached.get(connectionId);
+    return a ? (a.access.role ?? "admin") : undefined;
+  }
+
+  /** The user a connection attached as (null: an admin key, or no longer attached). */
+  userOf(connectionId: string | null): string | null {
+    return connectionId === null ? null : (this.#attached.get(connectionId)?.access.user ?? null);
   }
 
   attach(conn: ConnectionRef): void {
-    this.store.attach(conn.connectionId, conn.clientCapabilities, this.now());
+    const access: AttachmentAccess = { user: conn.user ?? null, linkId: conn.linkId ?? null, ...(conn.role ? { role: conn.role } : {}) };
+    this.store.attach(conn.connectionId, conn.clientCapabilities, this.now(), access);
     this.#attached.delete(conn.connectionId);
-    this.#attached.set(conn.connectionId, attachment(conn.clientCapabilities));
+    this.#attached.set(conn.connectionId, attachment(conn.clientCapabilities, access));
+  }
+
+  /**
+   * A share changed: each connection of `user` (`*`: of every user but the
+   * owner) that attached through shares gets `role` from now on, or is let go
+   * when `role` is null. The owner's and admins' connections keep theirs.
+   */
+  reshare(user: string, roleFor: (user: string) => AccessRole | null): string[] {
+    const changed: string[] = [];
+    for (const [connectionId, a] of [...this.#attached]) {
+      const current = a.access.role;
+      if (current !== "viewer" && current !== "driver") continue;
+      if (a.access.user === null || (user !== "*" && a.access.user !== user)) continue;
+      const next = roleFor(a.access.user);
+      if (next === current) continue;
+      changed.push(connectionId);
+      if (next === null) this.detach(connectionId);
+      else {
+        a.access = { ...a.access, role: next };
+        this.store.attach(connectionId, a.capabilities, this.now(), a.access);
+      }
+    }
+    return changed;
   }
 
   /** A connection went away; what the editor was asked waits a while for it (or another) to come back. */
@@ -89,6 +141,7 @@ export class UpdateLog {
 
   /** Sends the editor requests left by a dropped connection to one that attached since, and withdraws those given up on meanwhile. */
   resendOrphaned(connectionId: string): void {
+    if (!answers(this.roleOf(connectionId))) return;
     const { resend, withdrawn } = this.requests.adopt(connectionId);
     for (const frame of resend) this.send(connectionId, frame);
     for (const requestId of withdrawn) this.send(connectionId, notificationFrame("$/cancel_request", { requestId }));
@@ -179,8 +232,8 @@ export class UpdateLog {
   }
 }
 
-function attachment(capabilities: ClientCapabilities): Attachment {
-  return { capabilities, turnEnded: wantsTurnEnded(capabilities) };
+function attachment(capabilities: ClientCapabilities, access: AttachmentAccess = { user: null, linkId: null }): Attachment {
+  return { capabilities, access, turnEnded: wantsTurnEnded(capabilities) };
 }
 
 /** Bounds one RPC's size; a 10,000-update replay goes out in several batches. */

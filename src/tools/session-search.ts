@@ -48,6 +48,7 @@ export const sessionSearchTool: Tool<SessionSearchInput> = {
     const hits = await new SearchIndex(ctx.db).search(ctx.tenant, input.query, {
       limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
       excludeSessionId: ctx.sessionId,
+      readableBy: { user: ctx.owner ?? null },
     });
     const output = hitsForModel(input.query, hits);
     return { output, content: [textBlock(output)], rawOutput: { results: hits } };

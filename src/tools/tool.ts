@@ -23,6 +23,8 @@ export interface ToolContext {
   sessionId: string;
   /** The session's tenant: project memory and session search are scoped to it. */
   tenant: string;
+  /** The session's owner (null: an admin key's session): session search finds only what they may read. */
+  owner?: string | null;
   /** D1: project memory and the session search index. */
   db: D1Database;
   cwd: string;

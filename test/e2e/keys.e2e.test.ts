@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { connectSdk } from "./sdk-client.js";
 
 const ADMIN = "e2e-admin-token";
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -58,6 +59,40 @@ function upgrade(token: string): Promise<{ status: number; body?: unknown }> {
   });
 }
 
+describe("keys per user", () => {
+  it("creates keys with --user, lists each key's user, and keeps each user's sessions private until shared", async () => {
+    const make = async (user: string) => {
+      const created = await keys(["create", "--tenant", "crew", "--user", user, "--label", `${user}'s laptop`, "--url", server.url, "--json"]);
+      expect(created.code, created.stderr).toBe(0);
+      return JSON.parse(created.stdout) as { id: string; key: string; user: string };
+    };
+    const [ada, bob] = [await make("ada"), await make("bob")];
+    expect(ada.user).toBe("ada");
+    const listed = await keys(["list", "--tenant", "crew", "--url", server.url]);
+    expect(listed.stdout).toMatch(new RegExp(`^${ada.id}\\s+crew\\s+ada\\s+ada's laptop\\s+active`, "m"));
+    expect(listed.stdout).toMatch(/^ID\s+TENANT\s+USER\s+LABEL/m);
+    const bad = await keys(["create", "--tenant", "crew", "--user", "a b", "--label", "x", "--url", server.url]);
+    expect(bad.code).toBe(1);
+
+    const editor = await connectSdk(server.wsUrl, ada.key);
+    await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await editor.agent.request("session/new", { cwd: "/work/crew", mcpServers: [] });
+    const rest = (path: string, token: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } });
+    expect((await rest(`/v1/sessions/${sessionId}`, bob.key)).status).toBe(404);
+    const shared = await rest(`/v1/sessions/${sessionId}/shares`, ada.key, { method: "POST", body: JSON.stringify({ user: "bob", role: "viewer" }) });
+    expect(shared.status).toBe(200);
+    const seen = (await (await rest(`/v1/sessions/${sessionId}`, bob.key)).json()) as { _meta: { hermes: { access: unknown } } };
+    expect(seen._meta.hermes.access).toEqual({ owner: "ada", role: "viewer" });
+    const viewer = await connectSdk(server.wsUrl, bob.key);
+    await viewer.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    await viewer.agent.request("session/load", { sessionId, cwd: "/work/crew", mcpServers: [] });
+    await expect(viewer.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })).rejects.toMatchObject({ code: -32001, data: { reason: "read_only" } });
+    await viewer.close();
+    await editor.close();
+  });
+});
+
 describe("npm run keys against wrangler dev", () => {
   it("creates a key that opens /acp, lists it, revokes it, and the revoked key is refused with 401", async () => {
     const created = await keys(["create", "--tenant", "team", "--label", "Ada", "--expires", "30d", "--url", server.wsUrl, "--json"]);
@@ -72,7 +107,7 @@ describe("npm run keys against wrangler dev", () => {
 
     const listed = await keys(["list", "--tenant", "team", "--url", server.url]);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^${key.id}\\s+team\\s+Ada\\s+active`, "m"));
+    expect(listed.stdout).toMatch(new RegExp(`^${key.id}\\s+team\\s+\\(admin\\)\\s+Ada\\s+active`, "m"));
     expect(listed.stdout).not.toContain(key.key);
 
     const revoked = await keys(["revoke", key.id, "--url", server.url]);

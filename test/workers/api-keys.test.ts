@@ -32,11 +32,11 @@ describe("managed keys", () => {
     const res = await admin("/keys", { method: "POST", body: { tenant, label: "Ada's laptop" } });
     expect(res.status).toBe(201);
     const created = await json(res);
-    expect(created).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(KEY_SHAPE), tenant, label: "Ada's laptop", expiresAt: null });
+    expect(created).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(KEY_SHAPE), tenant, user: null, label: "Ada's laptop", expiresAt: null });
 
     const listed = await json(admin(`/keys?tenant=${tenant}`));
     expect(listed.keys).toEqual([
-      { id: created.id, tenant, label: "Ada's laptop", status: "active", createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: null },
+      { id: created.id, tenant, user: null, label: "Ada's laptop", status: "active", createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: null },
     ]);
     expect(listed.truncated).toBe(false);
     expect(JSON.stringify(listed)).not.toContain(created.key);

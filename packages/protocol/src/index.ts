@@ -24,3 +24,4 @@ export type * from "./tracker-types.js";
 export * from "./turn-ended.js";
 export * from "./upstream-tunnel.js";
 export * from "./mcp-message.js";
+export * from "./sharing.js";

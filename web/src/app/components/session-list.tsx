@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import type { AppController } from "../state/app-controller.js";
 import type { AppState } from "../state/app-state.js";
 import { WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
+import { SharedMark } from "./session-access.js";
 
 function when(iso: string | null | undefined): string {
   if (!iso) return "";
@@ -76,6 +77,7 @@ export function SessionList({ controller, state }: { controller: AppController; 
                 {s.cwd} · {when(s.updatedAt)}
                 {state.running[s.sessionId] ? " · running" : ""}
               </span>
+              <SharedMark info={s} />
             </button>
           </li>
         ))}

@@ -8,7 +8,10 @@ import type { SessionConfigOption, SessionConfigSelectOption } from "@agentclien
 import type { AppController } from "../state/app-controller.js";
 import type { AppState } from "../state/app-state.js";
 import type { Transcript } from "../state/transcript.js";
+import { useState } from "preact/hooks";
 import { PromptBox } from "./prompt-box.js";
+import { isReadOnly, mayShare, ReadOnlyMark } from "./session-access.js";
+import { ShareDialog } from "./share-dialog.js";
 import { TranscriptView } from "./transcript-view.js";
 
 function flatOptions(option: SessionConfigOption & { type: "select" }): SessionConfigSelectOption[] {
@@ -72,6 +75,8 @@ export function SessionPane({ controller, state, sessionId }: { controller: AppC
   const transcript = state.transcripts[sessionId];
   const info = state.sessions.items.find((s) => s.sessionId === sessionId);
   const running = state.running[sessionId] === true;
+  const [sharing, setSharing] = useState(false);
+  const readOnly = isReadOnly(info);
   if (!transcript) return <p class="empty">Loading the session…</p>;
   return (
     <section class="session-pane" aria-label="Session">
@@ -81,20 +86,29 @@ export function SessionPane({ controller, state, sessionId }: { controller: AppC
           <p class="muted">
             {info?.cwd ?? ""}
             {running ? <span class="pill pill-running">Turn running</span> : null}
+            {readOnly ? <ReadOnlyMark /> : null}
           </p>
         </div>
-        <ConfigPickers options={transcript.configOptions} onChange={(id, value) => void controller.setConfigOption(sessionId, id, value)} />
+        {mayShare(info) && controller.apiKey ? (
+          <button type="button" class="secondary" onClick={() => setSharing(true)}>
+            Share
+          </button>
+        ) : null}
+        {readOnly ? null : <ConfigPickers options={transcript.configOptions} onChange={(id, value) => void controller.setConfigOption(sessionId, id, value)} />}
         <Usage usage={transcript.usage} />
       </header>
       <Plan plan={transcript.plan} />
       <TranscriptView transcript={transcript} />
-      <PromptBox
-        commands={transcript.commands}
-        running={running}
-        canAttachImages
-        onSend={(blocks) => void controller.prompt(sessionId, blocks)}
-        onCancel={() => controller.cancel(sessionId)}
-      />
+      {readOnly ? null : (
+        <PromptBox
+          commands={transcript.commands}
+          running={running}
+          canAttachImages
+          onSend={(blocks) => void controller.prompt(sessionId, blocks)}
+          onCancel={() => controller.cancel(sessionId)}
+        />
+      )}
+      {sharing && controller.apiKey ? <ShareDialog sessionId={sessionId} apiKey={controller.apiKey} onClose={() => setSharing(false)} /> : null}
     </section>
   );
 }

@@ -34,7 +34,8 @@ function EntryView({ entry, transcript }: { entry: Entry; transcript: Transcript
       return (
         <div class={`msg msg-user${entry.state === "queued" ? " is-queued" : ""}`}>
           <div class="who">
-            You{entry.state === "queued" ? <span class="pill pill-queued">Queued</span> : null}
+            {entry.author ? <span class="author">{entry.author}</span> : "You"}
+            {entry.state === "queued" ? <span class="pill pill-queued">Queued</span> : null}
             {entry.state === "failed" ? <span class="pill pill-failed">Not sent</span> : null}
           </div>
           {entry.blocks.map((b, i) => (

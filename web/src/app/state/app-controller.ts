@@ -19,9 +19,17 @@ import type {
 import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
 import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
+import { linkInfo } from "./sharing-api.js";
 import { pendingAnswer } from "./pending-answer.js";
 import { INITIAL, type AppState, type ElicitationAsk } from "./app-state.js";
 import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
+
+/** A link's refusal as the page says it: "This link has expired." / "This link was revoked." */
+function linkProblem(reason: string): string {
+  if (/expired/i.test(reason)) return "This link has expired.";
+  if (/revoked/i.test(reason)) return "This link was revoked.";
+  return `This link cannot be opened: ${reason}`;
+}
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -40,6 +48,14 @@ export class AppController {
   /** Prompt keys per session, oldest first: the first is running, the rest are queued. */
   readonly #prompts = new Map<string, string[]>();
   #nextKey = 1;
+  /** The key (or viewer link token) signed in with, for the REST calls of sharing. */
+  #key: string | null = null;
+  /** Signed in through a viewer link: its token is never kept for the next visit. */
+  #viaLink = false;
+
+  get apiKey(): string | null {
+    return this.#viaLink ? null : this.#key;
+  }
 
   getState = (): AppState => this.#state;
 
@@ -98,9 +114,23 @@ export class AppController {
       this.#set({ phase: "signed-out", signInError: messageOf(err), status: null });
       return;
     }
-    saveKey(key.trim(), remember);
+    this.#key = key.trim();
+    if (!this.#viaLink) saveKey(key.trim(), remember);
     this.#set({ phase: "ready", signInError: null });
     await this.refreshSessions();
+  }
+
+  /** A viewer link's page: the session it opens, read-only and live, or why the link no longer works. */
+  async openLink(token: string, sessionId: string): Promise<void> {
+    this.#viaLink = true;
+    try {
+      await linkInfo(token);
+    } catch (err) {
+      this.#set({ phase: "signed-out", signInError: linkProblem(messageOf(err)) });
+      return;
+    }
+    await this.signIn(token, false);
+    if (this.#state.phase === "ready") await this.openSession(sessionId);
   }
 
   signOut(): void {
@@ -118,11 +148,11 @@ export class AppController {
     // Closed for good after signing in (say, the key was revoked): back to the form, with the reason.
     // Nothing of that tenant stays on the page for whoever signs in next, and the key is not tried again.
     if (status.state === "closed" && this.#connection && this.#state.phase === "ready") {
-      clearKey();
+      if (!this.#viaLink) clearKey();
       this.#connection = null;
       this.#prompts.clear();
       this.#state = { ...INITIAL, status };
-      this.#set({ signInError: status.reason });
+      this.#set({ signInError: this.#viaLink ? linkProblem(status.reason) : status.reason });
     }
   }
 

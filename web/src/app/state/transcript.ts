@@ -6,6 +6,7 @@
  * re-renders on identity.
  * @module
  */
+import { readAuthor } from "@hermes-edge/protocol";
 import type {
   AvailableCommand,
   ContentBlock,
@@ -42,7 +43,15 @@ export interface ToolCallView {
 export type PromptState = "sent" | "queued" | "failed";
 
 export type Entry =
-  | { readonly kind: "user"; readonly key: string; readonly blocks: readonly ContentBlock[]; readonly state?: PromptState; readonly error?: string }
+  | {
+      readonly kind: "user";
+      readonly key: string;
+      readonly blocks: readonly ContentBlock[];
+      readonly state?: PromptState;
+      readonly error?: string;
+      /** Who wrote it (`_meta.hermes.author`), for prompts of a shared session. */
+      readonly author?: string;
+    }
   | { readonly kind: "agent" | "thought"; readonly key: string; readonly messageId?: string; readonly text: string }
   | { readonly kind: "tool"; readonly key: string }
   | { readonly kind: "notice"; readonly key: string; readonly tone: "info" | "warning" | "error"; readonly text: string };
@@ -91,12 +100,12 @@ function appendChunk(t: Transcript, kind: "agent" | "thought", text: string, mes
   return { ...t, entries: [...t.entries, { kind, key, text, ...(messageId ? { messageId } : {}) }] };
 }
 
-function appendUser(t: Transcript, block: ContentBlock, messageId: string | undefined): Transcript {
+function appendUser(t: Transcript, block: ContentBlock, messageId: string | undefined, author: string | undefined): Transcript {
   const last = t.entries.at(-1);
   if (last?.kind === "user" && messageId && last.key === `user:${messageId}`) {
     return { ...t, entries: [...t.entries.slice(0, -1), { ...last, blocks: [...last.blocks, block] }] };
   }
-  return { ...t, entries: [...t.entries, { kind: "user", key: `user:${messageId ?? t.entries.length}`, blocks: [block] }] };
+  return { ...t, entries: [...t.entries, { kind: "user", key: `user:${messageId ?? t.entries.length}`, blocks: [block], ...(author ? { author } : {}) }] };
 }
 
 function subagentsOf(meta: Meta): SubagentTask[] | undefined {
@@ -146,7 +155,7 @@ function applyKnown(t: Transcript, { update }: SessionNotification): Transcript 
     case "agent_thought_chunk":
       return appendChunk(t, "thought", textOf(update.content), update.messageId ?? undefined);
     case "user_message_chunk":
-      return appendUser(t, update.content, update.messageId ?? undefined);
+      return appendUser(t, update.content, update.messageId ?? undefined, readAuthor(update._meta)?.user);
     case "tool_call":
       return upsertTool(
         t,
