@@ -1,0 +1,90 @@
+/**
+ * First-run rough edges of the web client in real Chromium (issue 26).
+ */
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./support/screenshots.js";
+import { newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+
+let rig: WebRig;
+
+beforeAll(async () => {
+  rig = await startWebRig();
+});
+
+afterAll(async () => {
+  await rig?.stop();
+});
+
+/** Milliseconds from a key's keydown until the page has painted after it. */
+async function keyDelay(page: Page, selector: string, key: string): Promise<number> {
+  await page.evaluate((sel) => {
+    const el = document.querySelector(sel)!;
+    const w = window as unknown as { __keyStart?: number; __keyDone?: Promise<number> };
+    w.__keyDone = new Promise((resolve) => {
+      el.addEventListener("keydown", () => void (w.__keyStart = performance.now()), { once: true, capture: true });
+      el.addEventListener("input", () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - w.__keyStart!), 0)), { once: true });
+    });
+  }, selector);
+  await page.focus(selector);
+  await page.keyboard.press(key);
+  return page.evaluate(() => (window as unknown as { __keyDone: Promise<number> }).__keyDone);
+}
+
+describe("the prompt box", () => {
+  it("takes a 1 MB line pasted with Ctrl+V within seconds, keeps it beside the box, types a key within 100 ms and sends it all", async () => {
+    rig.mock.setScript("web-long-line", [{ text: "Got the blob." }]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const line = randomBytes(786_432).toString("base64");
+    await page.evaluate((text) => navigator.clipboard.writeText(text), line);
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    await prompt.focus();
+    const started = Date.now();
+    await page.keyboard.press("Control+V");
+    const pasted = page.getByRole("list", { name: "Pasted texts" }).getByRole("listitem");
+    await pasted.waitFor();
+    const paste = Date.now() - started;
+    expect(await pasted.locator("span").innerText()).toBe("Pasted text, 1 MB, one line");
+    // Typed keys land in the box, each painted within 100 ms (the median of five, on a loaded machine).
+    const keys: number[] = [];
+    for (const key of "Decode") keys.push(await keyDelay(page, "#prompt", key));
+    const median = [...keys].sort((a, b) => a - b)[2]!;
+    console.log(`1 MB line: paste ${paste} ms, keys ${keys.map((k) => k.toFixed(0)).join(", ")} ms`);
+    expect(paste).toBeLessThan(5_000);
+    expect(median).toBeLessThan(100);
+    await page.keyboard.type(" this [[mock:web-long-line]]");
+    expect(await prompt.inputValue()).toBe("Decode this [[mock:web-long-line]]");
+    await screenshot(page, "first-run-pasted-line");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["Got the blob."]);
+    const [call] = rig.mock.calls("web-long-line");
+    expect(call!.body.messages.at(-1)!.content).toEqual([
+      { type: "text", text: "Decode this [[mock:web-long-line]]" },
+      { type: "text", text: line },
+    ]);
+    expect(await pasted.count()).toBe(0);
+    expect(await prompt.inputValue()).toBe("");
+    expect(errors).toEqual([]);
+  });
+
+  it("keeps a small paste in the box, and a removed pasted text is not sent", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    await page.evaluate((text) => navigator.clipboard.writeText(text), "small paste");
+    await prompt.focus();
+    await page.keyboard.press("Control+V");
+    await expect.poll(() => prompt.inputValue()).toBe("small paste");
+    await page.evaluate((text) => navigator.clipboard.writeText(text), "y".repeat(200_000));
+    await page.keyboard.press("Control+V");
+    const list = page.getByRole("list", { name: "Pasted texts" });
+    await list.waitFor();
+    await list.getByRole("button", { name: "Remove pasted text 1", exact: true }).click();
+    await list.waitFor({ state: "detached" });
+    expect(await prompt.inputValue()).toBe("small paste");
+  });
+});
