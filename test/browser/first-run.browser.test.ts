@@ -88,3 +88,68 @@ describe("the prompt box", () => {
     expect(await prompt.inputValue()).toBe("small paste");
   });
 });
+
+describe("the browser workspace", () => {
+  const CWD = "/home/dev/project";
+  /** The text of a file in the private file system folder that holds `CWD`. */
+  const fileInCwd = (page: Page, ...names: string[]) =>
+    page.evaluate(async (segments) => {
+      let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle("home%2Fdev%2Fproject");
+      for (const name of segments.slice(0, -1)) dir = await dir.getDirectoryHandle(name);
+      return (await (await dir.getFileHandle(segments.at(-1)!)).getFile()).text();
+    }, names);
+
+  it("serves the session's own working directory: the agent's write lands there and shows in the side panel", async () => {
+    rig.mock.setScript("web-cwd-write", [
+      { toolCalls: [{ name: "write_file", arguments: { path: `${CWD}/src/hello.txt`, content: "hello from hermes\n" } }] },
+      { text: "Wrote it." },
+    ]);
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page, CWD);
+    const panel = page.getByRole("complementary", { name: "Workspace" });
+    expect(await panel.locator("p code").first().innerText()).toBe(CWD);
+    await page.getByRole("textbox", { name: "Prompt", exact: true }).fill("Write hello [[mock:web-cwd-write]]");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: `Write ${CWD}/src/hello.txt (new file)` });
+    await dialog.waitFor();
+    await screenshot(page, "first-run-cwd-permission");
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["Wrote it."]);
+    expect(await fileInCwd(page, "src", "hello.txt")).toBe("hello from hermes\n");
+    await panel.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "src/hello.txt", exact: true }).click();
+    expect(await page.getByRole("region", { name: `Contents of ${CWD}/src/hello.txt` }).locator("pre").innerText()).toBe("hello from hermes\n");
+    await screenshot(page, "first-run-cwd-written");
+    // The default folder is another one: it does not hold the file.
+    const inDefault = () =>
+      page.evaluate(async () => (await navigator.storage.getDirectory()).getDirectoryHandle("workspace").then((d) => d.getDirectoryHandle("src")).then(() => "there", () => "absent"));
+    expect(await inDefault()).toBe("absent");
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a failure in words in the permission dialog and the tool call, never JSON-RPC text", async () => {
+    rig.mock.setScript("web-cwd-dir", [
+      { toolCalls: [{ name: "write_file", arguments: { path: `${CWD}/docs`, content: "x\n" } }] },
+      { text: "That is a folder." },
+    ]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await page.evaluate(async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("home%2Fdev%2Fproject", { create: true });
+      await root.getDirectoryHandle("docs", { create: true });
+    });
+    await newSession(page, CWD);
+    await page.getByRole("textbox", { name: "Prompt", exact: true }).fill("Write over docs [[mock:web-cwd-dir]]");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    const title = await dialog.getByRole("heading", { level: 2 }).innerText();
+    expect(title).toBe(`Write ${CWD}/docs (its current content could not be read: ${CWD}/docs is a directory in the browser workspace)`);
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["That is a folder."]);
+    const card = page.getByRole("article", { name: `Edit: Write ${CWD}/docs` });
+    expect(await card.locator(".pill").innerText()).toBe("failed");
+    await screenshot(page, "first-run-cwd-failure");
+    expect(await page.locator("main").innerText()).not.toMatch(/Invalid params|\[-32\d{3}\]|"path":/);
+  });
+});

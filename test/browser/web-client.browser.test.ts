@@ -121,7 +121,7 @@ describe("the browser workspace", () => {
     const alert = page.locator("aside.workspace").getByRole("alert");
     await alert.waitFor();
     expect(await alert.locator("p").innerText()).toBe(
-      'Could not list the workspace files. This site\'s private file system holds a file named "workspace" where the workspace folder belongs.',
+      'Could not list the workspace files. This site\'s private file system holds a file named "workspace" where the folder for /workspace belongs.',
     );
     expect(await page.locator("aside.workspace").getByText("No files yet.").count()).toBe(0);
     await page.evaluate(async () => {
@@ -236,7 +236,7 @@ describe("the browser workspace", () => {
     expect(await name.inputValue()).toBe("notes.md");
     await name.fill("drafts\\today.md");
     await create.click();
-    await expect.poll(() => alert.innerText()).toBe('Invalid params: /workspace/drafts\\today.md cannot be a file in the browser workspace: its names may not contain "\\"');
+    await expect.poll(() => alert.innerText()).toBe('/workspace/drafts\\today.md cannot be a file in the browser workspace: its names may not contain "\\".');
     await name.fill("today.md");
     await create.click();
     await page.getByRole("list", { name: "Workspace files" }).getByRole("button", { name: "today.md", exact: true }).waitFor();

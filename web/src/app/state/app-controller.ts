@@ -17,7 +17,7 @@ import type {
   StopReason,
 } from "@agentclientprotocol/sdk";
 import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
-import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
+import { OpfsWorkspace, WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
 import { pendingAnswer } from "./pending-answer.js";
 import { INITIAL, type AppState, type ElicitationAsk } from "./app-state.js";
@@ -39,6 +39,8 @@ export class AppController {
   #connection: HermesConnection | null = null;
   /** Prompt keys per session, oldest first: the first is running, the rest are queued. */
   readonly #prompts = new Map<string, string[]>();
+  /** The folders each session here works in (its cwd first): what the browser workspace serves it. */
+  readonly #folders = new Map<string, readonly string[]>();
   #nextKey = 1;
 
   getState = (): AppState => this.#state;
@@ -90,8 +92,8 @@ export class AppController {
           },
           requestPermission: (params, signal) => this.#askPermission(params, signal),
           createElicitation: (params, signal) => this.#askQuestion(params, signal),
-          readTextFile: (params) => this.workspace.readTextFile(params),
-          writeTextFile: (params) => this.workspace.writeTextFile(params),
+          readTextFile: (params) => this.workspace.readTextFile(params, this.#folders.get(params.sessionId) ?? []),
+          writeTextFile: (params) => this.workspace.writeTextFile(params, this.#folders.get(params.sessionId) ?? []),
         },
       });
     } catch (err) {
@@ -103,11 +105,17 @@ export class AppController {
     await this.refreshSessions();
   }
 
+  /** The folder the side panel shows: the open session's cwd, else the default. */
+  workspaceFolder(sessionId: string | null): string {
+    return (sessionId ? this.#folders.get(sessionId)?.[0] : undefined) ?? WORKSPACE_ROOT;
+  }
+
   signOut(): void {
     clearKey();
     const connection = this.#connection;
     this.#connection = null;
     this.#prompts.clear();
+    this.#folders.clear();
     this.#state = INITIAL;
     connection?.close();
     this.#set({});
@@ -121,6 +129,7 @@ export class AppController {
       clearKey();
       this.#connection = null;
       this.#prompts.clear();
+      this.#folders.clear();
       this.#state = { ...INITIAL, status };
       this.#set({ signInError: status.reason });
     }
@@ -153,6 +162,7 @@ export class AppController {
     try {
       const created = await this.#agent.request("session/new", { cwd: cwd.trim(), mcpServers: [] });
       const info: SessionInfo = { sessionId: created.sessionId, cwd: cwd.trim(), title: null, updatedAt: new Date().toISOString() };
+      this.#folders.set(created.sessionId, [info.cwd]);
       this.#transcript(created.sessionId, (t) => ({ ...t, configOptions: created.configOptions ?? t.configOptions }));
       this.#set({ activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
     } catch (err) {
@@ -169,6 +179,7 @@ export class AppController {
     try {
       // A load's roots are the session's complete set: give back the ones it has, or an editor's next turn loses them.
       const roots = { cwd: info?.cwd ?? "/", ...(info?.additionalDirectories ? { additionalDirectories: info.additionalDirectories } : {}) };
+      this.#folders.set(sessionId, [roots.cwd, ...(roots.additionalDirectories ?? [])]);
       const loaded = await this.#agent.request("session/load", { sessionId, ...roots, mcpServers: [] });
       this.#transcript(sessionId, (t) => ({ ...t, configOptions: loaded.configOptions ?? t.configOptions }));
       this.#setRunning(sessionId, turnRunning(loaded._meta));
