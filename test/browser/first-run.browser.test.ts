@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { KEY, newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 
@@ -151,5 +151,36 @@ describe("the browser workspace", () => {
     expect(await card.locator(".pill").innerText()).toBe("failed");
     await screenshot(page, "first-run-cwd-failure");
     expect(await page.locator("main").innerText()).not.toMatch(/Invalid params|\[-32\d{3}\]|"path":/);
+  });
+});
+
+describe("signing in", () => {
+  it("takes the tenant:token pair as .dev.vars writes it", async () => {
+    const { page, errors } = await rig.page();
+    await signIn(page, rig.url, `web:${KEY}`);
+    expect(await page.evaluate(() => sessionStorage.getItem("hermes-edge.key"))).toBe(KEY);
+    expect(errors).toEqual([]);
+  });
+
+  it("says what to paste for a key no WebSocket can carry, never shows it, and keeps the text inside the card", async () => {
+    const { page } = await rig.page();
+    await page.goto(rig.url);
+    expect(await page.locator("form.card p.small").innerText()).toBe(
+      "Use a key made with npm run keys -- create (it starts with he_), or a token from HERMES_EDGE_TOKENS. It is kept in this tab only, or in this browser if you ask.",
+    );
+    const secret = `web:${"Zq9".repeat(30)} extra`;
+    await page.getByLabel("Service key", { exact: true }).fill(secret);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe(
+      "That is not a service key: it holds spaces or signs a key never has. Paste a managed key (it starts with he_; make one with npm run keys -- create) or, from HERMES_EDGE_TOKENS, the token after the colon.",
+    );
+    expect(await page.locator("body").innerText()).not.toContain("Zq9Zq9");
+    const card = (await page.locator("form.card").boundingBox())!;
+    for (const box of [await alert.boundingBox(), await page.locator("form.card p.small").boundingBox()]) {
+      expect(box!.x + box!.width).toBeLessThanOrEqual(card.x + card.width);
+    }
+    await screenshot(page, "first-run-sign-in-refused");
   });
 });

@@ -19,6 +19,7 @@ import type {
 import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
 import { OpfsWorkspace, WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
+import { readServiceKey } from "./service-key.js";
 import { pendingAnswer } from "./pending-answer.js";
 import { INITIAL, type AppState, type ElicitationAsk } from "./app-state.js";
 import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
@@ -69,18 +70,20 @@ export class AppController {
     return this.#connection.agent;
   }
 
-  async signIn(key: string, remember: boolean): Promise<void> {
-    if (!key.trim()) {
-      this.#set({ signInError: "Enter a service key." });
+  async signIn(input: string, remember: boolean): Promise<void> {
+    const reading = readServiceKey(input);
+    if (!reading.ok) {
+      this.#set({ signInError: reading.message });
       return;
     }
+    const key = reading.key;
     this.#set({ phase: "signing-in", signInError: null });
     const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/acp`;
     const fs = OpfsWorkspace.available();
     try {
       this.#connection = await connect({
         url,
-        key: key.trim(),
+        key,
         clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false, elicitation: { form: {} } },
         clientInfo: { name: "hermes-edge-web", title: "hermes-edge web client", version: "0.1.0" },
         onStatus: (status) => this.#onStatus(status),
@@ -100,7 +103,7 @@ export class AppController {
       this.#set({ phase: "signed-out", signInError: messageOf(err), status: null });
       return;
     }
-    saveKey(key.trim(), remember);
+    saveKey(key, remember);
     this.#set({ phase: "ready", signInError: null });
     await this.refreshSessions();
   }
