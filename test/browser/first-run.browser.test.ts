@@ -184,3 +184,46 @@ describe("signing in", () => {
     await screenshot(page, "first-run-sign-in-refused");
   });
 });
+
+describe("the layout", () => {
+  it("cuts a long title short of the Mode picker", async () => {
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    await newSession(page);
+    const long = `Refactor_${"the_whole_module_".repeat(12)}now`;
+    await page.getByRole("textbox", { name: "Prompt", exact: true }).fill(long);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const heading = page.locator(".session-title h2");
+    await expect.poll(() => heading.innerText()).toContain("Refactor_the_whole");
+    const title = (await heading.boundingBox())!;
+    const mode = (await page.locator(".picker").filter({ has: page.getByText("Mode", { exact: true }) }).boundingBox())!;
+    const overlaps = title.x < mode.x + mode.width && mode.x < title.x + title.width && title.y < mode.y + mode.height && mode.y < title.y + title.height;
+    expect(overlaps).toBe(false);
+    expect(await heading.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    expect(await page.getByRole("combobox", { name: "Mode", exact: true }).isVisible()).toBe(true);
+    await screenshot(page, "first-run-long-title");
+  });
+
+  it("calls a session without a title the same in the list and the header, and leaves no trail of empty ones", async () => {
+    rig.mock.setScript("web-litter", [{ text: "Done." }]);
+    const { page } = await rig.page();
+    await signIn(page, rig.url);
+    const items = page.getByRole("list", { name: "Sessions" }).getByRole("listitem");
+    const before = await items.count();
+    for (let i = 0; i < 3; i++) await newSession(page, "/litter");
+    await expect.poll(() => items.count()).toBe(before + 1);
+    expect(await items.first().locator(".session-name").innerText()).toBe("New session");
+    expect(await page.locator(".session-title h2").innerText()).toBe("New session");
+    await page.getByRole("textbox", { name: "Prompt", exact: true }).fill("First prompt [[mock:web-litter]]");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["Done."]);
+    // Once used, the next click starts a new one; in another folder, too.
+    await newSession(page, "/litter");
+    await expect.poll(() => items.count()).toBe(before + 2);
+    await newSession(page, "/elsewhere");
+    await expect.poll(() => items.count()).toBe(before + 3);
+    await page.getByRole("button", { name: "Refresh sessions", exact: true }).click();
+    await expect.poll(() => items.count()).toBe(before + 3);
+    await screenshot(page, "first-run-session-list");
+  });
+});

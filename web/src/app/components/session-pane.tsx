@@ -8,6 +8,7 @@ import type { SessionConfigOption, SessionConfigSelectOption } from "@agentclien
 import type { AppController } from "../state/app-controller.js";
 import type { AppState } from "../state/app-state.js";
 import type { Transcript } from "../state/transcript.js";
+import { sessionTitle } from "../state/session-title.js";
 import { PromptBox } from "./prompt-box.js";
 import { TranscriptView } from "./transcript-view.js";
 
@@ -73,11 +74,13 @@ export function SessionPane({ controller, state, sessionId }: { controller: AppC
   const info = state.sessions.items.find((s) => s.sessionId === sessionId);
   const running = state.running[sessionId] === true;
   if (!transcript) return <p class="empty">Loading the session…</p>;
+  const title = sessionTitle(transcript.title, info?.title);
   return (
     <section class="session-pane" aria-label="Session">
       <header class="session-head">
         <div class="session-title">
-          <h2>{transcript.title ?? info?.title ?? "New session"}</h2>
+          {/* One line, cut with an ellipsis: a long title never runs under the pickers. */}
+          <h2 title={title}>{title}</h2>
           <p class="muted">
             {info?.cwd ?? ""}
             {running ? <span class="pill pill-running">Turn running</span> : null}

@@ -40,6 +40,8 @@ export class AppController {
   #connection: HermesConnection | null = null;
   /** Prompt keys per session, oldest first: the first is running, the rest are queued. */
   readonly #prompts = new Map<string, string[]>();
+  /** Sessions started on this page that no prompt has been sent to yet. */
+  readonly #unused = new Set<string>();
   /** The folders each session here works in (its cwd first): what the browser workspace serves it. */
   readonly #folders = new Map<string, readonly string[]>();
   #nextKey = 1;
@@ -119,6 +121,7 @@ export class AppController {
     this.#connection = null;
     this.#prompts.clear();
     this.#folders.clear();
+    this.#unused.clear();
     this.#state = INITIAL;
     connection?.close();
     this.#set({});
@@ -133,6 +136,7 @@ export class AppController {
       this.#connection = null;
       this.#prompts.clear();
       this.#folders.clear();
+    this.#unused.clear();
       this.#state = { ...INITIAL, status };
       this.#set({ signInError: status.reason });
     }
@@ -162,10 +166,17 @@ export class AppController {
 
   async newSession(cwd: string): Promise<void> {
     this.#set({ error: null });
+    // A session started here and still empty is the new session asked for: no second empty one in the list.
+    const unused = [...this.#unused].find((id) => this.#folders.get(id)?.[0] === cwd.trim() && this.#isEmpty(id));
+    if (unused) {
+      this.#set({ activeSessionId: unused });
+      return;
+    }
     try {
       const created = await this.#agent.request("session/new", { cwd: cwd.trim(), mcpServers: [] });
       const info: SessionInfo = { sessionId: created.sessionId, cwd: cwd.trim(), title: null, updatedAt: new Date().toISOString() };
       this.#folders.set(created.sessionId, [info.cwd]);
+      this.#unused.add(created.sessionId);
       this.#transcript(created.sessionId, (t) => ({ ...t, configOptions: created.configOptions ?? t.configOptions }));
       this.#set({ activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
     } catch (err) {
@@ -194,6 +205,7 @@ export class AppController {
 
   /** Sends a prompt; while a turn runs it waits in the service's queue and shows as queued here. */
   async prompt(sessionId: string, blocks: ContentBlock[]): Promise<void> {
+    this.#unused.delete(sessionId);
     const key = `local:${this.#nextKey++}`;
     const waiting = this.#prompts.get(sessionId) ?? [];
     const queued = waiting.length > 0 || this.#state.running[sessionId] === true;
@@ -214,6 +226,11 @@ export class AppController {
       if (rest[0]) this.#transcript(sessionId, (t) => setPromptState(t, rest[0]!, "sent"));
       if (rest.length === 0) this.#setRunning(sessionId, false);
     }
+  }
+
+  #isEmpty(sessionId: string): boolean {
+    const t = this.#state.transcripts[sessionId];
+    return !!t && t.entries.length === 0 && t.queued.length === 0 && this.#state.running[sessionId] !== true;
   }
 
   #noteStop(sessionId: string, stopReason: StopReason): void {
