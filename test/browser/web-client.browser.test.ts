@@ -356,7 +356,9 @@ describe("bad input", () => {
     await page.getByRole("button", { name: "Send", exact: true }).click();
     const alert = page.getByRole("alert");
     await alert.waitFor();
-    expect(await alert.innerText()).toBe("This message is 5.1 MB, more than the 4 MB the service takes in one message. Send less at once: a shorter prompt, or the text as a file in the workspace.");
+    expect(await alert.locator("span").innerText()).toBe(
+      "This message is 5 MB, more than the 4 MB the service takes in one message. Send less at once: a shorter prompt, or the text as a file in the workspace.",
+    );
     expect(await page.locator(".msg-user .pill").textContent()).toBe("Not sent");
     expect(await page.getByText("Turn running").count()).toBe(0);
     await screenshot(page, "08-frame-limit");
