@@ -26,6 +26,7 @@ import {
   decodeFrame,
   ErrorCode,
   errorFrame,
+  frameLimitMessage,
   invalidParams,
   invalidRequest,
   MCP_MESSAGE,
@@ -217,7 +218,7 @@ type InOrder = (work: () => Promise<void>) => Promise<void>;
 async function dispatchFrame(text: string, connection: Connection, maxFrameBytes: number, inOrder: InOrder): Promise<void> {
   const size = byteLength(text, maxFrameBytes);
   if (size > maxFrameBytes) {
-    const error = new RequestError(ErrorCode.invalidRequest, `Frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit (HERMES_MAX_FRAME_BYTES)`, {
+    const error = new RequestError(ErrorCode.invalidRequest, frameLimitMessage(size, maxFrameBytes), {
       limitBytes: maxFrameBytes,
       frameBytes: size,
     });

@@ -108,6 +108,13 @@ export function describeClientError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Only the editor's message: for a person to read, where the code and data would be noise. */
+export function clientErrorWords(err: unknown): string {
+  const body = typeof err === "object" && err !== null && "body" in err ? (err as { body: unknown }).body : undefined;
+  if (typeof body === "object" && body !== null && "message" in body) return String((body as { message: unknown }).message);
+  return err instanceof Error ? err.message : String(err);
+}
+
 export interface LineRange {
   /** 1-based first line. */
   line?: number;
@@ -143,8 +150,9 @@ export async function readPriorContent(ctx: ToolContext, path: string): Promise<
     return { state: "present", content: await readTextFile(ctx, path) };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    const reason = describeClientError(err instanceof ToolError && err.cause !== undefined ? err.cause : err);
-    return NOT_FOUND.test(reason) ? { state: "absent" } : { state: "unknown", reason };
+    const cause = err instanceof ToolError && err.cause !== undefined ? err.cause : err;
+    // The reason goes into the permission dialog's title: the editor's words, without JSON-RPC's code and data.
+    return NOT_FOUND.test(describeClientError(cause)) ? { state: "absent" } : { state: "unknown", reason: clientErrorWords(cause) };
   }
 }
 

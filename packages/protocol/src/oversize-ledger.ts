@@ -7,10 +7,20 @@
  */
 import { z } from "zod";
 import { idKey, type Frame, type RequestId } from "./envelope.js";
-import { utf8Bytes } from "./utf8-size.js";
+import { formatSize, utf8Bytes } from "./utf8-size.js";
 
 /** The service's frame limit unless `HERMES_MAX_FRAME_BYTES` says otherwise. */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The refusal's words, for whoever reads them (a person, in an editor or the web page): sizes in MB
+ * and what to do. The exact numbers travel in the error's `data` (`frameBytes`, `limitBytes`).
+ */
+export function frameLimitMessage(frameBytes: number, limitBytes: number): string {
+  // Rounded so that a frame just over the limit never reads as equal to it.
+  const shown = frameBytes > limitBytes && formatSize(frameBytes) === formatSize(limitBytes) ? `${frameBytes.toLocaleString("en-US")} bytes` : formatSize(frameBytes);
+  return `This message is ${shown}, more than the ${formatSize(limitBytes)} the service takes in one message. Send less at once: a shorter prompt, or the text as a file in the workspace.`;
+}
 
 /** Frames smaller than this cannot be over any sensible limit; they are not measured. */
 const MEASURE_FROM_CHARS = 1024;

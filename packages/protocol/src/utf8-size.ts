@@ -15,3 +15,10 @@ export function utf8Bytes(text: string): number {
 export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? "");
 }
+
+/** `5.1 MB`, `64 KB`, `12 B`: a size as people read it (1 MB = 1024 × 1024 bytes). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${Number((bytes / 1024 / 1024).toFixed(1))} MB`;
+}

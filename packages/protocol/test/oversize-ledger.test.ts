@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attributeOversize, decodeFrame, OversizeLedger, type Frame } from "../src/index.js";
+import { attributeOversize, decodeFrame, frameLimitMessage, OversizeLedger, type Frame } from "../src/index.js";
 
 const frame = (value: unknown): Frame => {
   const decoded = decodeFrame(JSON.stringify(value));
@@ -43,5 +43,17 @@ describe("attributeOversize", () => {
     expect(attributeOversize(other, ledger)).toBe(other);
     const result = frame({ jsonrpc: "2.0", id: 7, result: {} });
     expect(attributeOversize(result, ledger)).toBe(result);
+  });
+});
+
+describe("frameLimitMessage", () => {
+  it("speaks in MB and says what to do, naming no variable", () => {
+    expect(frameLimitMessage(5_306_197, 4_194_304)).toBe(
+      "This message is 5.1 MB, more than the 4 MB the service takes in one message. Send less at once: a shorter prompt, or the text as a file in the workspace.",
+    );
+  });
+
+  it("gives the bytes when the rounded size would read as the limit itself", () => {
+    expect(frameLimitMessage(4_194_400, 4_194_304)).toMatch(/^This message is 4,194,400 bytes, more than the 4 MB/);
   });
 });

@@ -3,6 +3,7 @@ import {
   createTerminal,
   describeClientError,
   readPriorContent,
+  clientErrorWords,
   readTextFile,
   releaseTerminal,
   writeTextFile,
@@ -45,7 +46,7 @@ describe("client calls", () => {
     ["present", () => ({ content: "old" }), { state: "present", content: "old" }],
     ["absent (not found)", new Error("No such file or directory (os error 2)"), { state: "absent" }],
     ["absent (-32002)", { code: -32002, message: "Resource not found" }, { state: "absent" }],
-    ["unknown (other error)", { code: -32603, message: "disk on fire" }, { state: "unknown", reason: "disk on fire [-32603]" }],
+    ["unknown (other error)", { code: -32603, message: "disk on fire" }, { state: "unknown", reason: "disk on fire" }],
   ])("reads prior content: %s", async (_, answer, expected) => {
     const client = new FakeClient();
     if (typeof answer === "function") client.on("fs/read_text_file", answer);
@@ -64,5 +65,10 @@ describe("client calls", () => {
     expect(describeClientError(new Error("boom"))).toBe("boom");
     expect(describeClientError("text")).toBe("text");
     expect(describeClientError({ body: { code: 1, message: "m", data: { a: 1 } } })).toBe('m ({"a":1}) [1]');
+  });
+
+  it("gives a person only the editor's message, without the code and data", () => {
+    expect(clientErrorWords({ body: { code: -32602, message: "/w/a is a directory", data: { path: "/w/a" } } })).toBe("/w/a is a directory");
+    expect(clientErrorWords(new Error("boom"))).toBe("boom");
   });
 });

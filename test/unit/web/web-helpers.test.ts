@@ -1,26 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { diffRows } from "../../../web/src/app/state/diff-rows.js";
 import { matchingCommands } from "../../../web/src/app/state/slash-completion.js";
-import { sliceLines, workspaceSegments } from "../../../web/src/app/workspace/workspace-paths.js";
-
-describe("workspaceSegments", () => {
-  it("maps a path under /workspace to its segments", () => {
-    expect(workspaceSegments("/workspace/src/app.ts")).toEqual(["src", "app.ts"]);
-    expect(workspaceSegments("/workspace/./a//b.txt")).toEqual(["a", "b.txt"]);
-  });
-
-  it.each([
-    ["/etc/passwd", "is outside the browser workspace (mounted at /workspace)"],
-    ["/workspaces/x", "is outside the browser workspace"],
-    ["relative.txt", "is outside the browser workspace"],
-    ["/workspace/", "is not a file path inside the browser workspace"],
-    ["/workspace/../etc/passwd", "is not a file path inside the browser workspace"],
-    // Chromium's file system refuses such a name with a raw TypeError ("Name is not allowed.").
-    ["/workspace/notes\\draft.md", 'its names may not contain "\\"'],
-  ])("refuses %s with -32602", (path, message) => {
-    expect(() => workspaceSegments(path)).toThrow(expect.objectContaining({ code: -32602, message: expect.stringContaining(message) }));
-  });
-});
+import { sliceLines } from "../../../web/src/app/workspace/workspace-paths.js";
 
 describe("sliceLines", () => {
   const text = "a\nb\nc\nd";

@@ -51,7 +51,7 @@ export interface ClientHandlers {
 export interface ConnectOptions {
   /** `wss://your-service.example/acp` (or `ws://127.0.0.1:8787/acp` locally). */
   url: string;
-  /** A service key (a token from HERMES_EDGE_TOKENS). Sent as a WebSocket subprotocol, never in the URL. */
+  /** A service key (a managed `he_…` key, or a token from HERMES_EDGE_TOKENS). Sent as a WebSocket subprotocol, never in the URL. */
   key: string;
   clientCapabilities?: ClientCapabilities;
   clientInfo?: Implementation;

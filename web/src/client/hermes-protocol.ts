@@ -9,6 +9,8 @@ export {
   backoffDelay,
   decodeFrame,
   ErrorCode,
+  formatSize,
+  frameLimitMessage,
   idKey,
   OversizeLedger,
   OwnRequests,

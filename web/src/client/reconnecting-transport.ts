@@ -143,7 +143,8 @@ export class ReconnectingTransport {
       return { kind: "other", message: "closed", final: true };
     }
     if (!outcome.ok) {
-      if (outcome.thrown) return { kind: "other", message: `The WebSocket could not be created: ${outcome.thrown.message}`, final: true };
+      // The browser's text quotes the subprotocols, and one of them is the key.
+      if (outcome.thrown) return { kind: "other", message: `The WebSocket could not be created: ${this.#redact(outcome.thrown.message)}`, final: true };
       return this.#o.explainRefusal();
     }
     const link = outcome.link;
@@ -174,6 +175,10 @@ export class ReconnectingTransport {
     this.#outbox = [];
     for (const item of queued) this.#send(item);
     return "open";
+  }
+
+  #redact(text: string): string {
+    return this.#o.protocols.reduce((out, p) => (p.length > 8 ? out.split(p).join("(the key)") : out), text);
   }
 
   #onClosed(link: SocketLink, code: number, reason: string): void {

@@ -17,6 +17,7 @@ export function App({ controller }: { controller: AppController }) {
   const state = useAppState(controller);
   if (state.phase !== "ready") return <SignIn controller={controller} state={state} />;
   const status = state.status;
+  const folder = controller.workspaceFolder(state.activeSessionId);
   // One dialog at a time, the oldest first: an answer being typed is never swept away by a later request.
   const [firstPermission, firstQuestion] = [state.permissions[0], state.elicitations[0]];
   const ask = firstPermission && (!firstQuestion || firstPermission.id < firstQuestion.id) ? firstPermission : undefined;
@@ -64,7 +65,8 @@ export function App({ controller }: { controller: AppController }) {
             </div>
           )}
         </main>
-        <WorkspacePanel workspace={controller.workspace} />
+        {/* Keyed by folder: a file open in one session's folder is not shown as another's. */}
+        <WorkspacePanel key={folder} workspace={controller.workspace} folder={folder} />
       </div>
       {ask ? <PermissionDialog key={ask.id} ask={ask} sessionTitle={askTitle} status={status} /> : null}
       {question ? <ElicitationDialog key={question.id} ask={question} sessionTitle={questionTitle} status={status} /> : null}

@@ -5,13 +5,15 @@
  * (still a textbox: "Prompt" is the name clients and checks find it by) owns
  * that list through aria-controls and aria-activedescendant, so a screen
  * reader announces the option chosen while focus stays in the text. Pasted or attached images go
- * with the prompt as image blocks. An Enter still answering a dialog (held, or pressed twice) is
+ * with the prompt as image blocks; a large pasted text is kept beside the box (see
+ * {@link keepsPasteAside}) and goes as its own text block. An Enter still answering a dialog (held, or pressed twice) is
  * ignored: see {@link DialogEnterGuard}.
  * @module
  */
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { DialogEnterGuard } from "../state/dialog-enter-guard.js";
+import { describePaste, keepsPasteAside, pastedText, promptBlocks, type PastedText } from "../state/pasted-text.js";
 import { matchingCommands } from "../state/slash-completion.js";
 
 const COMMANDS_ID = "slash-commands";
@@ -41,6 +43,7 @@ export function PromptBox(props: {
 }) {
   const [text, setText] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [pastes, setPastes] = useState<PastedText[]>([]);
   const [selected, setSelected] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -61,14 +64,12 @@ export function PromptBox(props: {
   };
 
   const send = () => {
-    if (!text.trim() && attachments.length === 0) return;
-    const blocks: ContentBlock[] = [
-      ...(text.trim() ? [{ type: "text" as const, text }] : []),
-      ...attachments.map((a) => ({ type: "image" as const, mimeType: a.mimeType, data: a.data })),
-    ];
+    const blocks: ContentBlock[] = promptBlocks(text, pastes, attachments);
+    if (blocks.length === 0) return;
     props.onSend(blocks);
     setText("");
     setAttachments([]);
+    setPastes([]);
   };
 
   const complete = (command: AvailableCommand) => {
@@ -133,6 +134,19 @@ export function PromptBox(props: {
           ))}
         </ul>
       ) : null}
+      {pastes.length > 0 ? (
+        <ul class="pastes" aria-label="Pasted texts">
+          {pastes.map((p, i) => (
+            <li key={i}>
+              <span>{describePaste(p)}</span>
+              <code class="paste-start">{p.text.slice(0, 80)}</code>
+              <button type="button" class="icon" aria-label={`Remove pasted text ${i + 1}`} onClick={() => setPastes((all) => all.filter((_, j) => j !== i))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <label for="prompt" class="visually-hidden">
         Prompt
       </label>
@@ -155,6 +169,13 @@ export function PromptBox(props: {
           if (props.canAttachImages && files && files.length > 0) {
             e.preventDefault();
             void attach(files);
+            return;
+          }
+          const pasted = e.clipboardData?.getData("text/plain") ?? "";
+          const box = e.target as HTMLTextAreaElement;
+          if (keepsPasteAside(box.value, pasted)) {
+            e.preventDefault();
+            setPastes((all) => [...all, pastedText(pasted)]);
           }
         }}
       />

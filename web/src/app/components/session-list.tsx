@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import type { AppController } from "../state/app-controller.js";
 import type { AppState } from "../state/app-state.js";
+import { sessionTitle } from "../state/session-title.js";
 import { WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
 import { SharedMark } from "./session-access.js";
 
@@ -72,7 +73,7 @@ export function SessionList({ controller, state }: { controller: AppController; 
               aria-current={s.sessionId === state.activeSessionId ? "true" : undefined}
               onClick={() => void controller.openSession(s.sessionId)}
             >
-              <span class="session-name">{state.transcripts[s.sessionId]?.title ?? s.title ?? "Untitled session"}</span>
+              <span class="session-name">{sessionTitle(state.transcripts[s.sessionId]?.title, s.title)}</span>
               <span class="session-meta">
                 {s.cwd} · {when(s.updatedAt)}
                 {state.running[s.sessionId] ? " · running" : ""}

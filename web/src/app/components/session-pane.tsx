@@ -9,6 +9,7 @@ import type { AppController } from "../state/app-controller.js";
 import type { AppState } from "../state/app-state.js";
 import type { Transcript } from "../state/transcript.js";
 import { useState } from "preact/hooks";
+import { sessionTitle } from "../state/session-title.js";
 import { PromptBox } from "./prompt-box.js";
 import { isReadOnly, mayShare, ReadOnlyMark } from "./session-access.js";
 import { ShareDialog } from "./share-dialog.js";
@@ -78,11 +79,13 @@ export function SessionPane({ controller, state, sessionId }: { controller: AppC
   const [sharing, setSharing] = useState(false);
   const readOnly = isReadOnly(info);
   if (!transcript) return <p class="empty">Loading the session…</p>;
+  const title = sessionTitle(transcript.title, info?.title);
   return (
     <section class="session-pane" aria-label="Session">
       <header class="session-head">
         <div class="session-title">
-          <h2>{transcript.title ?? info?.title ?? "New session"}</h2>
+          {/* One line, cut with an ellipsis: a long title never runs under the pickers. */}
+          <h2 title={title}>{title}</h2>
           <p class="muted">
             {info?.cwd ?? ""}
             {running ? <span class="pill pill-running">Turn running</span> : null}

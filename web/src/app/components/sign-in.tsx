@@ -38,7 +38,7 @@ export function SignIn({ controller, state }: { controller: AppController; state
           </p>
         ) : null}
         <p class="muted small">
-          The key is one of the service's <code>HERMES_EDGE_TOKENS</code>. It is kept in this tab only, or in this browser if you ask.
+          Use a key made with <code>npm run keys -- create</code> (it starts with <code>he_</code>), or a token from <code>HERMES_EDGE_TOKENS</code>. It is kept in this tab only, or in this browser if you ask.
         </p>
       </form>
     </main>

@@ -6,6 +6,7 @@
  */
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import { childCalls, type ToolCallView, type Transcript } from "../state/transcript.js";
+import { withoutRpcCode } from "../state/error-words.js";
 import { DiffView } from "./diff-view.js";
 
 const KIND_LABEL: Record<string, string> = {
@@ -23,12 +24,13 @@ const KIND_LABEL: Record<string, string> = {
 
 const STATUS_LABEL: Record<string, string> = { pending: "pending", in_progress: "running", completed: "done", failed: "failed" };
 
-export function ToolContent({ item }: { item: ToolCallContent }) {
+/** `failed`: the text is the failure's reason, shown without its JSON-RPC code (see {@link withoutRpcCode}). */
+export function ToolContent({ item, failed = false }: { item: ToolCallContent; failed?: boolean }) {
   if (item.type === "diff") return <DiffView path={item.path} oldText={item.oldText} newText={item.newText} />;
   if (item.type === "terminal") {
     return <p class="tool-terminal">Terminal {item.terminalId}: its output is shown by the editor that ran it.</p>;
   }
-  if (item.content.type === "text") return <pre class="tool-text">{item.content.text}</pre>;
+  if (item.content.type === "text") return <pre class="tool-text">{failed ? withoutRpcCode(item.content.text) : item.content.text}</pre>;
   return <p class="tool-text">[{item.content.type}]</p>;
 }
 
@@ -74,7 +76,7 @@ export function ToolCallCard({ call, transcript, compact = false }: { call: Tool
       {delegate ? (
         <SubagentTree call={call} transcript={transcript} />
       ) : (
-        call.content.map((item, i) => <ToolContent key={i} item={item} />)
+        call.content.map((item, i) => <ToolContent key={i} item={item} failed={call.status === "failed"} />)
       )}
       {exit ? <p class="tool-exit">{exit}</p> : null}
     </article>

@@ -1,6 +1,6 @@
 /**
- * The browser workspace's file list, read again whenever the workspace
- * changes. A listing that fails keeps its cause until a later one succeeds
+ * The file list of one folder of the browser workspace, read again whenever
+ * the workspace changes. A listing that fails keeps its cause until a later one succeeds
  * (`retry`, or the next change).
  * @module
  */
@@ -15,18 +15,18 @@ export interface WorkspaceFiles {
   readonly retry: () => void;
 }
 
-export function useWorkspaceFiles(workspace: OpfsWorkspace, available: boolean): WorkspaceFiles {
+export function useWorkspaceFiles(workspace: OpfsWorkspace, folder: string, available: boolean): WorkspaceFiles {
   const [files, setFiles] = useState<readonly WorkspaceFile[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const retry = useCallback(() => {
-    void workspace.list().then(
+    void workspace.list(folder).then(
       (listed) => {
         setFiles(listed);
         setFailure(null);
       },
       (err: unknown) => setFailure(workspaceFailureCause(err)),
     );
-  }, [workspace]);
+  }, [workspace, folder]);
   useEffect(() => {
     if (!available) return;
     retry();

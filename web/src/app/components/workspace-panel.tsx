@@ -1,23 +1,23 @@
 /**
- * The browser workspace beside the session: the files the agent can read and
- * write (kept in this browser's private file system), upload and create.
+ * The browser workspace beside the session: the files of the folder the open
+ * session works in (kept in this browser's private file system), which the
+ * agent can read and write; upload and create them here.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { OpfsWorkspace, WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
+import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
+import { joinFolder, relativeTo } from "../workspace/workspace-paths.js";
+import { formatSize } from "../../client/hermes-protocol.js";
 import { useWorkspaceFiles } from "./use-workspace-files.js";
 
-function size(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
+/** `folder`: the open session's working directory (the one a new session would get, when none is open). */
+export function WorkspacePanel({ workspace, folder }: { workspace: OpfsWorkspace; folder: string }) {
   const [name, setName] = useState("");
   const [open, setOpen] = useState<{ path: string; text: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const upload = useRef<HTMLInputElement>(null);
   const available = OpfsWorkspace.available();
-  const { files, failure, retry } = useWorkspaceFiles(workspace, available);
+  const { files, failure, retry } = useWorkspaceFiles(workspace, folder, available);
 
   // The view follows its file: the agent may rewrite it, the user delete it.
   const openPath = open?.path;
@@ -25,9 +25,9 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
     if (!openPath) return;
     const follow = (next: { path: string; text: string } | null) => setOpen((current) => (current?.path === openPath ? next : current));
     return workspace.onChange(
-      () => void workspace.readTextFile({ sessionId: "", path: openPath }).then(({ content }) => follow({ path: openPath, text: content }), () => follow(null)),
+      () => void workspace.readTextFile({ sessionId: "", path: openPath }, [folder]).then(({ content }) => follow({ path: openPath, text: content }), () => follow(null)),
     );
-  }, [workspace, openPath]);
+  }, [workspace, folder, openPath]);
 
   if (!available) {
     return (
@@ -44,16 +44,16 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
     <aside class="workspace" aria-labelledby="workspace-heading">
       <h2 id="workspace-heading">Workspace</h2>
       <p class="muted">
-        <code>{WORKSPACE_ROOT}</code>: files kept in this browser. The agent reads and writes them (asking first).
+        <code>{folder}</code>: files kept in this browser. The agent reads and writes them (asking first).
       </p>
       <ul class="files" aria-label="Workspace files">
         {files.map((f) => (
           <li key={f.path} class={open?.path === f.path ? "is-open" : ""}>
-            <button type="button" class="file" onClick={guard(async () => setOpen({ path: f.path, text: (await workspace.readTextFile({ sessionId: "", path: f.path })).content }))}>
-              {f.path.slice(WORKSPACE_ROOT.length + 1)}
+            <button type="button" class="file" onClick={guard(async () => setOpen({ path: f.path, text: (await workspace.readTextFile({ sessionId: "", path: f.path }, [folder])).content }))}>
+              {relativeTo(folder, f.path)}
             </button>
-            <span class="muted">{size(f.bytes)}</span>
-            <button type="button" class="icon" aria-label={`Delete ${f.path}`} onClick={guard(() => workspace.remove(f.path))}>
+            <span class="muted">{formatSize(f.bytes)}</span>
+            <button type="button" class="icon" aria-label={`Delete ${f.path}`} onClick={guard(() => workspace.remove(f.path, [folder]))}>
               ×
             </button>
           </li>
@@ -73,9 +73,9 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
         class="new-file"
         onSubmit={(e) => {
           e.preventDefault();
-          const path = `${WORKSPACE_ROOT}/${name.trim().replace(/^\/+/, "")}`;
+          const path = joinFolder(folder, name.trim());
           guard(async () => {
-            await workspace.create(path);
+            await workspace.create(path, [folder]);
             setName("");
           })();
         }}
@@ -101,7 +101,7 @@ export function WorkspacePanel({ workspace }: { workspace: OpfsWorkspace }) {
           const picked = [...(input.files ?? [])];
           input.value = "";
           guard(async () => {
-            for (const file of picked) await workspace.write(`${WORKSPACE_ROOT}/${file.name}`, file);
+            for (const file of picked) await workspace.write(joinFolder(folder, file.name), file, [folder]);
           })();
         }}
       />

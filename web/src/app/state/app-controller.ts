@@ -17,9 +17,10 @@ import type {
   StopReason,
 } from "@agentclientprotocol/sdk";
 import { connect, type ConnectionStatus, type HermesConnection } from "../../client/index.js";
-import { OpfsWorkspace } from "../workspace/opfs-workspace.js";
+import { OpfsWorkspace, WORKSPACE_ROOT } from "../workspace/opfs-workspace.js";
 import { clearKey, saveKey } from "./key-store.js";
 import { linkInfo } from "./sharing-api.js";
+import { readServiceKey } from "./service-key.js";
 import { pendingAnswer } from "./pending-answer.js";
 import { INITIAL, type AppState, type ElicitationAsk } from "./app-state.js";
 import { addLocalPrompt, addNotice, applyUpdate, emptyTranscript, setPromptState, type Transcript } from "./transcript.js";
@@ -47,6 +48,10 @@ export class AppController {
   #connection: HermesConnection | null = null;
   /** Prompt keys per session, oldest first: the first is running, the rest are queued. */
   readonly #prompts = new Map<string, string[]>();
+  /** Sessions started on this page that no prompt has been sent to yet. */
+  readonly #unused = new Set<string>();
+  /** The folders each session here works in (its cwd first): what the browser workspace serves it. */
+  readonly #folders = new Map<string, readonly string[]>();
   #nextKey = 1;
   /** The key (or viewer link token) signed in with, for the REST calls of sharing. */
   #key: string | null = null;
@@ -83,18 +88,20 @@ export class AppController {
     return this.#connection.agent;
   }
 
-  async signIn(key: string, remember: boolean): Promise<void> {
-    if (!key.trim()) {
-      this.#set({ signInError: "Enter a service key." });
+  async signIn(input: string, remember: boolean): Promise<void> {
+    const reading = readServiceKey(input);
+    if (!reading.ok) {
+      this.#set({ signInError: reading.message });
       return;
     }
+    const key = reading.key;
     this.#set({ phase: "signing-in", signInError: null });
     const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/acp`;
     const fs = OpfsWorkspace.available();
     try {
       this.#connection = await connect({
         url,
-        key: key.trim(),
+        key,
         clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false, elicitation: { form: {} } },
         clientInfo: { name: "hermes-edge-web", title: "hermes-edge web client", version: "0.1.0" },
         onStatus: (status) => this.#onStatus(status),
@@ -106,16 +113,16 @@ export class AppController {
           },
           requestPermission: (params, signal) => this.#askPermission(params, signal),
           createElicitation: (params, signal) => this.#askQuestion(params, signal),
-          readTextFile: (params) => this.workspace.readTextFile(params),
-          writeTextFile: (params) => this.workspace.writeTextFile(params),
+          readTextFile: (params) => this.workspace.readTextFile(params, this.#folders.get(params.sessionId) ?? []),
+          writeTextFile: (params) => this.workspace.writeTextFile(params, this.#folders.get(params.sessionId) ?? []),
         },
       });
     } catch (err) {
       this.#set({ phase: "signed-out", signInError: messageOf(err), status: null });
       return;
     }
-    this.#key = key.trim();
-    if (!this.#viaLink) saveKey(key.trim(), remember);
+    this.#key = key;
+    if (!this.#viaLink) saveKey(key, remember);
     this.#set({ phase: "ready", signInError: null });
     await this.refreshSessions();
   }
@@ -133,11 +140,18 @@ export class AppController {
     if (this.#state.phase === "ready") await this.openSession(sessionId);
   }
 
+  /** The folder the side panel shows: the open session's cwd, else the default. */
+  workspaceFolder(sessionId: string | null): string {
+    return (sessionId ? this.#folders.get(sessionId)?.[0] : undefined) ?? WORKSPACE_ROOT;
+  }
+
   signOut(): void {
     clearKey();
     const connection = this.#connection;
     this.#connection = null;
     this.#prompts.clear();
+    this.#folders.clear();
+    this.#unused.clear();
     this.#state = INITIAL;
     connection?.close();
     this.#set({});
@@ -151,6 +165,8 @@ export class AppController {
       if (!this.#viaLink) clearKey();
       this.#connection = null;
       this.#prompts.clear();
+      this.#folders.clear();
+      this.#unused.clear();
       this.#state = { ...INITIAL, status };
       this.#set({ signInError: this.#viaLink ? linkProblem(status.reason) : status.reason });
     }
@@ -180,9 +196,17 @@ export class AppController {
 
   async newSession(cwd: string): Promise<void> {
     this.#set({ error: null });
+    // A session started here and still empty is the new session asked for: no second empty one in the list.
+    const unused = [...this.#unused].find((id) => this.#folders.get(id)?.[0] === cwd.trim() && this.#isEmpty(id));
+    if (unused) {
+      this.#set({ activeSessionId: unused });
+      return;
+    }
     try {
       const created = await this.#agent.request("session/new", { cwd: cwd.trim(), mcpServers: [] });
       const info: SessionInfo = { sessionId: created.sessionId, cwd: cwd.trim(), title: null, updatedAt: new Date().toISOString() };
+      this.#folders.set(created.sessionId, [info.cwd]);
+      this.#unused.add(created.sessionId);
       this.#transcript(created.sessionId, (t) => ({ ...t, configOptions: created.configOptions ?? t.configOptions }));
       this.#set({ activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
     } catch (err) {
@@ -199,6 +223,7 @@ export class AppController {
     try {
       // A load's roots are the session's complete set: give back the ones it has, or an editor's next turn loses them.
       const roots = { cwd: info?.cwd ?? "/", ...(info?.additionalDirectories ? { additionalDirectories: info.additionalDirectories } : {}) };
+      this.#folders.set(sessionId, [roots.cwd, ...(roots.additionalDirectories ?? [])]);
       const loaded = await this.#agent.request("session/load", { sessionId, ...roots, mcpServers: [] });
       this.#transcript(sessionId, (t) => ({ ...t, configOptions: loaded.configOptions ?? t.configOptions }));
       this.#setRunning(sessionId, turnRunning(loaded._meta));
@@ -210,6 +235,7 @@ export class AppController {
 
   /** Sends a prompt; while a turn runs it waits in the service's queue and shows as queued here. */
   async prompt(sessionId: string, blocks: ContentBlock[]): Promise<void> {
+    this.#unused.delete(sessionId);
     const key = `local:${this.#nextKey++}`;
     const waiting = this.#prompts.get(sessionId) ?? [];
     const queued = waiting.length > 0 || this.#state.running[sessionId] === true;
@@ -230,6 +256,11 @@ export class AppController {
       if (rest[0]) this.#transcript(sessionId, (t) => setPromptState(t, rest[0]!, "sent"));
       if (rest.length === 0) this.#setRunning(sessionId, false);
     }
+  }
+
+  #isEmpty(sessionId: string): boolean {
+    const t = this.#state.transcripts[sessionId];
+    return !!t && t.entries.length === 0 && t.queued.length === 0 && this.#state.running[sessionId] !== true;
   }
 
   #noteStop(sessionId: string, stopReason: StopReason): void {
