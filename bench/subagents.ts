@@ -132,7 +132,7 @@ async function measureAt(ctx: FigureContext, dir: string, cap: number, cases: Ca
     for (const r of out.filter((r) => r.refused)) ctx.log(`cap ${cap}: ${r.c.label}: refused: ${r.refused}`);
     return out;
   } finally {
-    client.close();
+    await client.close();
     await service.stop();
   }
 }
