@@ -14,10 +14,10 @@
  *
  *   npx tsx bench/parallel-tools.ts [--quick] [--baseline DIR]
  */
-import { WsAcpClient } from "./lib/acp-client.js";
+import type { WsAcpClient } from "./lib/acp-client.js";
+import { BASELINE_LABEL, checkouts, startServiceIn } from "./lib/baseline.js";
 import { isMain, runFigure, type FigureContext, type SummaryRow } from "./lib/figure.js";
-import { REPO_ROOT } from "./lib/machine.js";
-import { startService, TOKEN, type Service } from "./lib/service.js";
+import type { Service } from "./lib/service.js";
 import { fmt, LATENCY_HEADER, latencyRow, summarize, table } from "./lib/stats.js";
 import { CWD, newSession, nonce, runPrompt } from "./lib/turns.js";
 
@@ -44,19 +44,7 @@ async function readRound(service: Service, client: WsAcpClient, reads: number, t
 }
 
 async function measureIn(ctx: FigureContext, dir: string, rounds: number): Promise<{ one: number[]; three: number[] }> {
-  const saved = process.env["BENCH_SERVICE_DIR"];
-  process.env["BENCH_SERVICE_DIR"] = dir;
-  let service: Service;
-  try {
-    service = await startService();
-  } finally {
-    if (saved === undefined) delete process.env["BENCH_SERVICE_DIR"];
-    else process.env["BENCH_SERVICE_DIR"] = saved;
-  }
-  const client = await WsAcpClient.open(service.wsUrl, TOKEN).catch(async (err: unknown) => {
-    await service.stop();
-    throw err;
-  });
+  const { service, client } = await startServiceIn(dir);
   try {
     ctx.log(`${dir}: wrangler dev up in ${service.startSeconds.toFixed(1)} s`);
     client.answerAgent = async (method, params: { path?: string }) => {
@@ -83,24 +71,17 @@ async function measureIn(ctx: FigureContext, dir: string, rounds: number): Promi
   }
 }
 
-function baselineDir(): string | undefined {
-  const i = process.argv.indexOf("--baseline");
-  return (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env["BENCH_BASELINE_DIR"];
-}
-
 export async function measureParallelTools(ctx: FigureContext): Promise<SummaryRow[]> {
   const rounds = ctx.quick ? 3 : 10;
   ctx.log(`the editor answers every read after ${READ_DELAY_MS} ms; ${rounds} rounds of (1 read, 3 reads) after 1 warm-up round`);
-  const base = baselineDir();
   const rows: SummaryRow[] = [];
-  const checkouts: [string, string][] = [...(base ? ([["baseline: ", base]] as [string, string][]) : []), [base ? "this tree: " : "", process.env["BENCH_SERVICE_DIR"] ?? REPO_ROOT]];
-  for (const [who, dir] of checkouts) {
+  for (const { label: who, dir } of checkouts()) {
     const { one, three } = await measureIn(ctx, dir, rounds);
     const s1 = summarize(one);
     const s3 = summarize(three);
     const ratio = s3.p50 / s1.p50;
-    const target = who === "baseline: " ? "—" : `< ${TARGET_RATIO}×`;
-    const status = who === "baseline: " ? ("info" as const) : ratio < TARGET_RATIO ? ("met" as const) : ("missed" as const);
+    const target = who === BASELINE_LABEL ? "—" : `< ${TARGET_RATIO}×`;
+    const status = who === BASELINE_LABEL ? ("info" as const) : ratio < TARGET_RATIO ? ("met" as const) : ("missed" as const);
     rows.push(
       { figure: "parallel-tools", metric: `${who}3 reads / 1 read (median span; the editor takes ${READ_DELAY_MS} ms per read)`, value: `${fmt(ratio)}×`, target, status },
       { figure: "parallel-tools", metric: `${who}3 reads in one message (median span)`, value: `${fmt(s3.p50, 0)} ms`, target: "—", status: "info" },
