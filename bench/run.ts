@@ -38,6 +38,7 @@ const FIGURES: FigureSpec[] = [
   { id: "5", file: "bench/proxy.ts", title: "proxy memory and latency per frame", limitMs: 17 * 60_000 },
   // BENCH_BASELINE_DIR=<another checkout> measures it first in the same run (bench/subagents.ts).
   { id: "6", file: "bench/subagents.ts", title: "sub-agents at the cap (10, 16 in one call or two) versus one", limitMs: 17 * 60_000, optional: true },
+  { id: "6b", file: "bench/parallel-tools.ts", title: "three reads of one model message versus one", limitMs: 12 * 60_000 },
 ];
 
 function argValue(name: string): string | undefined {

@@ -22,10 +22,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { WsAcpClient } from "./lib/acp-client.js";
+import type { WsAcpClient } from "./lib/acp-client.js";
+import { BASELINE_LABEL, checkouts, startServiceIn } from "./lib/baseline.js";
 import { isMain, runFigure, type FigureContext, type SummaryRow } from "./lib/figure.js";
-import { REPO_ROOT } from "./lib/machine.js";
-import { startService, TOKEN, type Service } from "./lib/service.js";
+import type { Service } from "./lib/service.js";
 import { fmt, LATENCY_HEADER, latencyRow, summarize, table } from "./lib/stats.js";
 import { initialize, newSession, nonce, runPrompt, type PromptRun } from "./lib/turns.js";
 
@@ -103,19 +103,7 @@ interface CaseResult {
 
 async function measureAt(ctx: FigureContext, dir: string, cap: number, cases: Case[], rounds: number): Promise<CaseResult[]> {
   const limits = shippedLimits(dir);
-  const saved = process.env["BENCH_SERVICE_DIR"];
-  process.env["BENCH_SERVICE_DIR"] = dir;
-  let service: Service;
-  try {
-    service = await startService({ extraVars: { HERMES_MAX_CONCURRENT_CHILDREN: String(cap), HERMES_TENANT_LIMITS: limits } });
-  } finally {
-    if (saved === undefined) delete process.env["BENCH_SERVICE_DIR"];
-    else process.env["BENCH_SERVICE_DIR"] = saved;
-  }
-  const client = await WsAcpClient.open(service.wsUrl, TOKEN).catch(async (err: unknown) => {
-    await service.stop();
-    throw err;
-  });
+  const { service, client } = await startServiceIn(dir, { extraVars: { HERMES_MAX_CONCURRENT_CHILDREN: String(cap), HERMES_TENANT_LIMITS: limits } });
   try {
     ctx.log(`${dir}: wrangler dev up in ${service.startSeconds.toFixed(1)} s; cap ${cap}; HERMES_TENANT_LIMITS ${limits}`);
     await initialize(client);
@@ -132,7 +120,7 @@ async function measureAt(ctx: FigureContext, dir: string, cap: number, cases: Ca
     for (const r of out.filter((r) => r.refused)) ctx.log(`cap ${cap}: ${r.c.label}: refused: ${r.refused}`);
     return out;
   } finally {
-    client.close();
+    await client.close();
     await service.stop();
   }
 }
@@ -155,24 +143,17 @@ function ratioRows(who: string, cap: number, results: CaseResult[]): SummaryRow[
   return rows;
 }
 
-function baselineDir(): string | undefined {
-  const i = process.argv.indexOf("--baseline");
-  return (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env["BENCH_BASELINE_DIR"];
-}
-
 export async function measureSubagents(ctx: FigureContext): Promise<SummaryRow[]> {
   const rounds = ctx.quick ? 2 : 5;
   ctx.log(`every child's model answer waits ${MODEL_DELAY_MS} ms; ${rounds} rounds of each case after 1 warm-up round; shipped tenant limits`);
   const rows: SummaryRow[] = [];
-  const base = baselineDir();
-  const checkouts: [string, string][] = [...(base ? ([["baseline: ", base]] as [string, string][]) : []), [base ? "this tree: " : "", process.env["BENCH_SERVICE_DIR"] ?? REPO_ROOT]];
-  for (const [who, dir] of checkouts) {
+  for (const { label: who, dir } of checkouts()) {
     rows.push(...ratioRows(who, 10, await measureAt(ctx, dir, 10, AT_10, rounds)));
     rows.push(...ratioRows(who, 16, await measureAt(ctx, dir, 16, AT_16, rounds)));
   }
   // Only this tree's figures are targets; the baseline's are for comparison.
   return rows.map((r) => {
-    if (!r.metric.startsWith("baseline: ") || r.status === "info") return r;
+    if (!r.metric.startsWith(BASELINE_LABEL) || r.status === "info") return r;
     const { note, ...row } = r;
     return { ...row, status: "info", target: "—", ...(r.value === "refused" && note ? { note } : {}) };
   });

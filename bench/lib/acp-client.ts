@@ -52,6 +52,8 @@ export abstract class AcpClient {
   readonly other: Incoming[] = [];
   framesReceived = 0;
   bytesReceived = 0;
+  /** Answers the agent's requests (fs, terminal, permission) when set; otherwise they get -32601. */
+  answerAgent: ((method: string, params: any) => Promise<unknown>) | undefined;
 
   abstract readonly kind: "ws" | "proxy";
   protected abstract write(text: string): void;
@@ -118,8 +120,14 @@ export abstract class AcpClient {
       track.listener?.(frame);
       return;
     }
-    if (msg.method !== undefined && msg.id !== undefined) {
-      // A request from the agent (permission, fs, terminal): benchmarks never expect one.
+    if (msg.method !== undefined && msg.id !== undefined && this.answerAgent) {
+      const reply = (body: object) => !this.#closed && this.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...body }));
+      this.answerAgent(msg.method, msg.params).then(
+        (result) => reply({ result }),
+        (err: unknown) => reply({ error: { code: -32603, message: String(err) } }),
+      );
+    } else if (msg.method !== undefined && msg.id !== undefined) {
+      // A request from the agent (permission, fs, terminal) that this benchmark does not expect.
       this.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "bench client: not supported" } }));
     }
     this.other.push(frame);
