@@ -3,7 +3,8 @@
  * it), flushed from the tenant object beside `tenant_usage` as absolute totals.
  * Sessions made with an admin key (no user) count only in `tenant_usage`.
  */
-import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { usageCounts } from "./tenant-usage.js";
 
 export const userUsage = sqliteTable(
   "user_usage",
@@ -12,13 +13,7 @@ export const userUsage = sqliteTable(
     user: text("user").notNull(),
     /** `YYYY-MM-DD`, UTC. */
     day: text("day").notNull(),
-    turns: integer("turns").notNull().default(0),
-    modelCalls: integer("model_calls").notNull().default(0),
-    inputTokens: integer("input_tokens").notNull().default(0),
-    outputTokens: integer("output_tokens").notNull().default(0),
-    toolCalls: integer("tool_calls").notNull().default(0),
-    subagents: integer("subagents").notNull().default(0),
-    updatedAt: integer("updated_at", { mode: "number" }).notNull(),
+    ...usageCounts(),
   },
   (t) => [primaryKey({ columns: [t.tenant, t.day, t.user] })],
 );
