@@ -22,20 +22,6 @@ CREATE TABLE `session_links` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `session_links_sha256` ON `session_links` (`sha256`);--> statement-breakpoint
 CREATE INDEX `session_links_session` ON `session_links` (`session_id`,`created_at`);--> statement-breakpoint
-CREATE TABLE `user_usage` (
-	`tenant` text NOT NULL,
-	`user` text NOT NULL,
-	`day` text NOT NULL,
-	`turns` integer DEFAULT 0 NOT NULL,
-	`model_calls` integer DEFAULT 0 NOT NULL,
-	`input_tokens` integer DEFAULT 0 NOT NULL,
-	`output_tokens` integer DEFAULT 0 NOT NULL,
-	`tool_calls` integer DEFAULT 0 NOT NULL,
-	`subagents` integer DEFAULT 0 NOT NULL,
-	`updated_at` integer NOT NULL,
-	PRIMARY KEY(`tenant`, `day`, `user`)
-);
---> statement-breakpoint
 ALTER TABLE `sessions` ADD `owner` text;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `access_root` text;--> statement-breakpoint
 CREATE INDEX `sessions_tenant_owner_updated` ON `sessions` (`tenant`,`owner`,`updated_at`,`id`);--> statement-breakpoint
