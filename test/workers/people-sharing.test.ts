@@ -76,6 +76,32 @@ describe("roles", () => {
   });
 });
 
+describe("sub-agents", () => {
+  it("belong to their parent's owner and follow its shares", async () => {
+    const { keys } = await team();
+    const ada = await clientOf(keys.ada);
+    const sessionId = await ada.newSession(CWD);
+    const child = uniqueKey("child");
+    await mockScript(child, [{ text: "child done" }]);
+    const parent = uniqueKey("parent");
+    await mockScript(parent, [{ toolCalls: [{ id: "d1", name: "delegate_task", arguments: { tasks: [{ goal: `work [[mock:${child}]]` }] } }] }, { text: "all done" }]);
+    await ada.prompt(sessionId, `[[mock:${parent}]] delegate`, 20_000).response;
+    const { subagents } = await json(call(`/v1/sessions/${sessionId}/subagents`, { token: keys.ada }));
+    const subagentId = subagents[0].sessionId as string;
+    expect((await json(call(`/v1/sessions/${subagentId}`, { token: keys.ada })))._meta.hermes.access).toEqual({ owner: "ada", role: "owner" });
+    expect((await call(`/v1/sessions/${subagentId}/history`, { token: keys.bob })).status).toBe(404);
+    const bob = await clientOf(keys.bob);
+    expect((await load(bob, subagentId)).error.code).toBe(-32002);
+    await ada.call("_hermes/session/share", { sessionId, user: "bob", role: "viewer" });
+    expect((await call(`/v1/sessions/${subagentId}/history`, { token: keys.bob })).status).toBe(200);
+    expect((await load(bob, subagentId)).error).toBeUndefined();
+    // Sharing a sub-agent on its own is refused: it follows its parent.
+    expect((await ada.request("_hermes/session/share", { sessionId: subagentId, user: "cy", role: "viewer" })).error.code).toBe(-32602);
+    ada.close();
+    bob.close();
+  });
+});
+
 describe("questions", () => {
   it("reach the owner and drivers, never a viewer attached later", async () => {
     const { keys } = await team();
