@@ -7,3 +7,4 @@ export * from "./api-keys.js";
 export * from "./tenant-usage.js";
 export * from "./session-shares.js";
 export * from "./session-links.js";
+export * from "./user-usage.js";

@@ -4,12 +4,9 @@
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const tenantUsage = sqliteTable(
-  "tenant_usage",
-  {
-    tenant: text("tenant").notNull(),
-    /** `YYYY-MM-DD`, UTC. */
-    day: text("day").notNull(),
+/** A day's counters, as both usage tables (the tenant's and its users') keep them. */
+export function usageCounts() {
+  return {
     turns: integer("turns").notNull().default(0),
     modelCalls: integer("model_calls").notNull().default(0),
     inputTokens: integer("input_tokens").notNull().default(0),
@@ -17,6 +14,16 @@ export const tenantUsage = sqliteTable(
     toolCalls: integer("tool_calls").notNull().default(0),
     subagents: integer("subagents").notNull().default(0),
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
+  };
+}
+
+export const tenantUsage = sqliteTable(
+  "tenant_usage",
+  {
+    tenant: text("tenant").notNull(),
+    /** `YYYY-MM-DD`, UTC. */
+    day: text("day").notNull(),
+    ...usageCounts(),
   },
   (t) => [primaryKey({ columns: [t.tenant, t.day] })],
 );

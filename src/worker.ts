@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
-import { PRINCIPAL_HEADER, PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
+import { PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
+import { PRINCIPAL_HEADER, principalHeader } from "./connection/principal-header.js";
 import type { Env } from "./env.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";
@@ -41,7 +42,7 @@ app.get("/acp", bearerAuth(), async (c) => {
   const headers = new Headers(c.req.raw.headers);
   headers.set(TENANT_HEADER, c.get("tenant"));
   headers.delete(PROTOCOL_HEADER);
-  headers.set(PRINCIPAL_HEADER, JSON.stringify(c.get("principal")));
+  headers.set(PRINCIPAL_HEADER, principalHeader(c.get("principal")));
   headers.delete(KEY_ID_HEADER);
   headers.delete(LINK_ID_HEADER);
   const accepted = c.get("acceptedProtocol");

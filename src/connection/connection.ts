@@ -16,6 +16,7 @@ import type { KeyStatus } from "../db/api-keys.js";
 import { SessionIndex } from "../db/session-index.js";
 import { ShareStore } from "../db/share-store.js";
 import type { SharePorts } from "./share-session.js";
+import { PRINCIPAL_HEADER, principalOf } from "./principal-header.js";
 import { isAdmin, requireAccess, type Action, type Principal } from "../session/access.js";
 import type { Env } from "../env.js";
 import { checkKey, currentKeyStatus, watchKey } from "../keys/key-watch.js";
@@ -50,8 +51,6 @@ import { DEFERRED, REQUEST_METHODS } from "./methods.js";
 /** Internal headers the Worker sets after authenticating; clients never reach the object directly. */
 export const TENANT_HEADER = "X-Hermes-Tenant";
 export const PROTOCOL_HEADER = "X-Hermes-Protocol";
-/** The authenticated principal (`{user, link}` as JSON), set by the Worker like the tenant. */
-export const PRINCIPAL_HEADER = "X-Hermes-Principal";
 export const CONNECTION_ID_HEADER = "Acp-Connection-Id";
 
 export class Connection {
@@ -82,7 +81,8 @@ export class Connection {
   /** The Worker's authenticated upgrade: accept the socket with the hibernation API. */
   async accept(request: Request): Promise<Response> {
     const tenant = request.headers.get(TENANT_HEADER);
-    if (!tenant || request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+    // The principal too: a transport that forgot it must not make a user's key the tenant's admin.
+    if (!tenant || !request.headers.get(PRINCIPAL_HEADER) || request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected an authenticated WebSocket upgrade", { status: 400 });
     }
     const { 0: client, 1: server } = new WebSocketPair();
@@ -200,16 +200,6 @@ export class Connection {
 
   #socket(): WebSocket | undefined {
     return this.ctx.getWebSockets().find((ws) => ws.readyState === WebSocket.OPEN);
-  }
-}
-
-/** The Worker's principal header; a connection without one (or with a bad one) is the tenant's admin, as before users. */
-function principalOf(raw: string | null): Principal {
-  try {
-    const parsed = JSON.parse(raw ?? "null") as Principal | null;
-    return parsed && typeof parsed === "object" ? { user: parsed.user ?? null, link: parsed.link ?? null } : { user: null };
-  } catch {
-    return { user: null };
   }
 }
 

@@ -8,6 +8,7 @@
 import { invalidParams, type Share, type ShareRole } from "@hermes-edge/protocol";
 import type { SessionRow } from "../../schema/sessions.js";
 import type { SessionShareRow } from "../../schema/session-shares.js";
+import { SessionIndex } from "../db/session-index.js";
 import { MAX_SHARES, ShareStore } from "../db/share-store.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 
@@ -42,6 +43,16 @@ export async function unshareSession(ports: SharePorts, row: SessionRow, user: s
 async function reshare(ports: SharePorts, row: SessionRow, user: string, store: ShareStore): Promise<Share[]> {
   const shares = await store.list(row.tenant, row.id);
   const plain = shares.map((s) => ({ user: s.user, role: s.role }));
-  await ports.session(row.id).reshare(row.tenant, user, plain);
+  // The session and its sub-agent sessions (which follow its shares), breadth first, up to a bound.
+  const index = new SessionIndex(ports.db);
+  const queue = [row.id];
+  for (let i = 0; i < queue.length && i < MAX_RESHARED; i++) {
+    const id = queue[i]!;
+    await ports.session(id).reshare(row.tenant, user, plain);
+    if (queue.length < MAX_RESHARED) queue.push(...(await index.children(row.tenant, id)).map((c) => c.id));
+  }
   return shares.map(shareView);
 }
+
+/** Sessions told of one share change: a session and its sub-agents (ten per call, a few levels deep). */
+const MAX_RESHARED = 200;

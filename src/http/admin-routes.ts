@@ -13,7 +13,7 @@ import { parseDefaultLimits, TenantLimitsConfigError, zLimitOverrides } from "..
 import { adminAuth } from "./admin-auth.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError } from "./http-error.js";
-import { usageReport, zUsageQuery } from "./usage-routes.js";
+import { usageByUser, usageReport, zGroupBy, zUsageQuery } from "./usage-routes.js";
 import { jsonBody, queryOf } from "./validate.js";
 import { zTenant } from "../tenant/tenant-name.js";
 import { zUserName } from "@hermes-edge/protocol";
@@ -104,7 +104,9 @@ export const adminRoutes = new Hono<{ Bindings: Env }>()
   })
   .get("/usage", async (c) => {
     const { tenant } = queryOf(c, z.object({ tenant: zTenant }));
-    return c.json(await usageReport(c.env, tenant, queryOf(c, zUsageQuery)));
+    const { groupBy } = queryOf(c, zGroupBy);
+    const report = await usageReport(c.env, tenant, queryOf(c, zUsageQuery));
+    return c.json(groupBy === "user" ? { ...report, users: await usageByUser(c.env, tenant, report) } : report);
   })
   .all("*", (c) => {
     throw httpError(ErrorCode.resourceNotFound, `no route for ${c.req.method} ${c.req.path}`);

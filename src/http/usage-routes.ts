@@ -23,6 +23,14 @@ export interface UsageReport {
 
 export const zUsageQuery = z.object({ from: z.string().optional(), to: z.string().optional() }).pipe(zDayRange(Date.now));
 
+/** `groupBy=user`: each user's days and total beside the tenant's (sessions of admin keys count only in the tenant's). */
+export const zGroupBy = z.object({ groupBy: z.literal("user").optional() });
+
+export async function usageByUser(env: Pick<Env, "DB">, tenant: string, range: { from: string; to: string }) {
+  const users = await new UsageIndex(env.DB).readByUser(tenant, range.from, range.to);
+  return users.map(({ user, days }) => ({ user, days, total: totalOf(days) }));
+}
+
 export async function usageReport(env: Pick<Env, "DB" | "TENANT">, tenant: string, range: { from: string; to: string }): Promise<UsageReport> {
   // The tenant object writes usage to D1 within a second of each turn; a read asks it to write now.
   // If it cannot be reached, D1's totals (at most that second behind) are the answer.

@@ -215,7 +215,8 @@ export class Session {
   async open(conn: ConnectionRef, requestId: RequestId, options: OpenOptions): Promise<null> {
     const { sessionId } = this.#own(conn);
     // ACP: the roots a load/resume names are the complete set; omitted means none.
-    const roots = { cwd: options.cwd, additionalDirectories: options.additionalDirectories ?? [] };
+    // A viewer's editor watches: its roots do not become the session's.
+    const roots = allows(conn.role ?? "admin", "drive") ? { cwd: options.cwd, additionalDirectories: options.additionalDirectories ?? [] } : {};
     // Index first, so a list right after the response agrees; no await may come between attach and replay.
     this.indexWriter.update({ status: "active", ...roots });
     await this.indexWriter.flush();

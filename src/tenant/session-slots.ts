@@ -147,7 +147,7 @@ export class SessionSlots {
     if (!record) return undefined;
     if (record.usageBatch) return record.usageBatch;
     if (!record.pendingUsage) return undefined;
-    const batch = usageBatch(record.pendingUsage);
+    const batch = usageBatch(record.pendingUsage, Date.now(), record.owner ?? null);
     this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
     return batch;
   }

@@ -97,7 +97,7 @@ export class TenantLedger {
   async record(batch: UsageBatch): Promise<void> {
     const now = this.#d.now();
     if (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id)) return;
-    this.#d.store.addToDay(utcDay(now), addUsage(emptyUsage(), batch.delta));
+    this.#d.store.addToDay(utcDay(now), addUsage(emptyUsage(), batch.delta), batch.user);
     this.#d.store.rememberBatch(batch.id, now);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
@@ -116,16 +116,17 @@ export class TenantLedger {
 
   async #flushOnce(): Promise<boolean> {
     const pending = this.#d.store.pendingDays();
-    if (pending.length === 0) return true;
+    const users = this.#d.store.pendingUserDays();
+    if (pending.length === 0 && users.length === 0) return true;
     const now = this.#d.now();
     try {
-      await this.#d.usage.write(this.#d.tenant, pending.map((p) => p.day), now);
+      await this.#d.usage.write(this.#d.tenant, pending.map((p) => p.day), now, users.map((p) => ({ user: p.user!, day: p.day })));
     } catch (err) {
       console.error("tenant usage flush failed; retrying", { tenant: this.#d.tenant, err: String(err) });
       await this.#d.flushWithin(FLUSH_RETRY_MS);
       return false;
     }
-    this.#d.store.markFlushed(pending);
+    this.#d.store.markFlushed([...pending, ...users]);
     this.#d.store.pruneDays(utcDay(now - DAY_MS));
     this.#d.store.pruneBatches(now - BATCH_MEMORY_MS);
     return true;

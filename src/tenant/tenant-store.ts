@@ -27,6 +27,9 @@ const COLUMN: Record<keyof UsageCounts, string> = {
 const DDL = [
   `CREATE TABLE IF NOT EXISTS tenant_days (day TEXT PRIMARY KEY, ${USAGE_FIELDS.map((f) => `${COLUMN[f]} INTEGER NOT NULL DEFAULT 0`).join(", ")},
      version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+  // The same days per user (the session owner's), for usage grouped by user.
+  `CREATE TABLE IF NOT EXISTS user_days (day TEXT NOT NULL, user TEXT NOT NULL, ${USAGE_FIELDS.map((f) => `${COLUMN[f]} INTEGER NOT NULL DEFAULT 0`).join(", ")},
+     version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (day, user))`,
   `CREATE TABLE IF NOT EXISTS tenant_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS usage_batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS usage_batches_at ON usage_batches (at)`,
@@ -35,6 +38,8 @@ const DDL = [
 export interface PendingDay {
   day: UsageDay;
   version: number;
+  /** Set on a user's day (`user_days`). */
+  user?: string;
 }
 
 export class TenantStore {
@@ -78,15 +83,37 @@ export class TenantStore {
     return counts;
   }
 
-  addToDay(date: string, delta: Partial<UsageCounts>): void {
+  /** Adds to the tenant's day and, for a user's session, to that user's day too. */
+  addToDay(date: string, delta: Partial<UsageCounts>, user?: string | null): void {
     const columns = USAGE_FIELDS.map((f) => COLUMN[f]);
     const values = USAGE_FIELDS.map((f) => delta[f] ?? 0);
+    const add = `${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}, version = version + 1`;
     this.#sql.exec(
       `INSERT INTO tenant_days (day, ${columns.join(", ")}, version) VALUES (?, ${columns.map(() => "?").join(", ")}, 1)
-       ON CONFLICT (day) DO UPDATE SET ${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}, version = version + 1`,
+       ON CONFLICT (day) DO UPDATE SET ${add}`,
       date,
       ...values,
     );
+    if (!user) return;
+    this.#sql.exec(
+      `INSERT INTO user_days (day, user, ${columns.join(", ")}, version) VALUES (?, ?, ${columns.map(() => "?").join(", ")}, 1)
+       ON CONFLICT (day, user) DO UPDATE SET ${add}`,
+      date,
+      user,
+      ...values,
+    );
+  }
+
+  /** Users' days whose latest totals are not in D1 yet. */
+  pendingUserDays(): PendingDay[] {
+    return this.#sql
+      .exec<Record<string, string | number>>(`SELECT * FROM user_days WHERE version > flushed_version ORDER BY day, user`)
+      .toArray()
+      .map((row) => {
+        const day = { date: String(row.day), ...emptyUsage() };
+        for (const f of USAGE_FIELDS) day[f] = Number(row[COLUMN[f]] ?? 0);
+        return { day, version: Number(row.version), user: String(row.user) };
+      });
   }
 
   /** Days whose latest totals are not in D1 yet. */
@@ -103,8 +130,9 @@ export class TenantStore {
 
   /** Marks what a flush wrote; a day changed meanwhile stays pending. */
   markFlushed(flushed: PendingDay[]): void {
-    for (const { day, version } of flushed) {
-      this.#sql.exec("UPDATE tenant_days SET flushed_version = max(flushed_version, ?) WHERE day = ?", version, day.date);
+    for (const { day, version, user } of flushed) {
+      if (user !== undefined) this.#sql.exec("UPDATE user_days SET flushed_version = max(flushed_version, ?) WHERE day = ? AND user = ?", version, day.date, user);
+      else this.#sql.exec("UPDATE tenant_days SET flushed_version = max(flushed_version, ?) WHERE day = ?", version, day.date);
     }
   }
 
@@ -124,6 +152,7 @@ export class TenantStore {
   /** Flushed days before `keepFrom` are only needed in D1. */
   pruneDays(keepFrom: string): void {
     this.#sql.exec("DELETE FROM tenant_days WHERE day < ? AND version = flushed_version", keepFrom);
+    this.#sql.exec("DELETE FROM user_days WHERE day < ? AND version = flushed_version", keepFrom);
   }
 
   /**

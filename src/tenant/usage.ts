@@ -33,10 +33,12 @@ export interface UsageBatch {
   /** When it was made (ms); the tenant object remembers ids for a while only. */
   at: number;
   delta: UsageDelta;
+  /** The session owner's user, so usage can be grouped by user; absent for an admin key's sessions. */
+  user?: string | null;
 }
 
-export function usageBatch(delta: UsageDelta, at = Date.now()): UsageBatch {
-  return { id: crypto.randomUUID(), at, delta };
+export function usageBatch(delta: UsageDelta, at = Date.now(), user?: string | null): UsageBatch {
+  return { id: crypto.randomUUID(), at, delta, ...(user ? { user } : {}) };
 }
 
 export const DAY_MS = 86_400_000;

@@ -23,7 +23,7 @@ describe("roles", () => {
     const bob = await clientOf(keys.bob);
     const [listed] = (await bob.call("session/list", {})).sessions;
     expect(listed).toMatchObject({ sessionId, _meta: { hermes: { access: { owner: "ada", role: "viewer" } } } });
-    expect((await load(bob, sessionId)).error).toBeUndefined();
+    expect((await load(bob, sessionId, "/elsewhere")).error).toBeUndefined();
     for (const [method, params] of [
       ["session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }],
       ["session/set_mode", { sessionId, modeId: "accept_edits" }],
@@ -40,7 +40,7 @@ describe("roles", () => {
     expect([rest.status, (await json(rest)).error.data.reason]).toEqual([403, "read_only"]);
     expect((await call(`/v1/sessions/${sessionId}/history`, { token: keys.bob })).status).toBe(200);
     // Nothing changed: still active, unarchived, in mode default, shared with bob only.
-    expect((await json(call(`/v1/sessions/${sessionId}`, { token: keys.ada }))).archived).toBe(false);
+    expect(await json(call(`/v1/sessions/${sessionId}`, { token: keys.ada }))).toMatchObject({ archived: false, cwd: CWD });
     expect((await json(call(`/v1/sessions/${sessionId}/shares`, { token: keys.ada }))).shares.map((s: { user: string }) => s.user)).toEqual(["bob"]);
     // A fork is bob's own session.
     const fork = await bob.call("session/fork", { sessionId, cwd: CWD, mcpServers: [] });
@@ -76,6 +76,32 @@ describe("roles", () => {
   });
 });
 
+describe("sub-agents", () => {
+  it("belong to their parent's owner and follow its shares", async () => {
+    const { keys } = await team();
+    const ada = await clientOf(keys.ada);
+    const sessionId = await ada.newSession(CWD);
+    const child = uniqueKey("child");
+    await mockScript(child, [{ text: "child done" }]);
+    const parent = uniqueKey("parent");
+    await mockScript(parent, [{ toolCalls: [{ id: "d1", name: "delegate_task", arguments: { tasks: [{ goal: `work [[mock:${child}]]` }] } }] }, { text: "all done" }]);
+    await ada.prompt(sessionId, `[[mock:${parent}]] delegate`, 20_000).response;
+    const { subagents } = await json(call(`/v1/sessions/${sessionId}/subagents`, { token: keys.ada }));
+    const subagentId = subagents[0].sessionId as string;
+    expect((await json(call(`/v1/sessions/${subagentId}`, { token: keys.ada })))._meta.hermes.access).toEqual({ owner: "ada", role: "owner" });
+    expect((await call(`/v1/sessions/${subagentId}/history`, { token: keys.bob })).status).toBe(404);
+    const bob = await clientOf(keys.bob);
+    expect((await load(bob, subagentId)).error.code).toBe(-32002);
+    await ada.call("_hermes/session/share", { sessionId, user: "bob", role: "viewer" });
+    expect((await call(`/v1/sessions/${subagentId}/history`, { token: keys.bob })).status).toBe(200);
+    expect((await load(bob, subagentId)).error).toBeUndefined();
+    // Sharing a sub-agent on its own is refused: it follows its parent.
+    expect((await ada.request("_hermes/session/share", { sessionId: subagentId, user: "cy", role: "viewer" })).error.code).toBe(-32602);
+    ada.close();
+    bob.close();
+  });
+});
+
 describe("questions", () => {
   it("reach the owner and drivers, never a viewer attached later", async () => {
     const { keys } = await team();
@@ -95,7 +121,7 @@ describe("questions", () => {
     expect(driver.methods()).toEqual(["fs/read_text_file", "session/request_permission", "fs/write_text_file"]);
     expect(viewer.requests()).toEqual([]);
     // The viewer saw the turn live, all the same.
-    expect(viewer.client.agentText(sessionId)).toContain("done");
+    await expect.poll(() => viewer.client.agentText(sessionId)).toContain("done");
     // With only the owner and the viewer left, the owner is asked.
     driver.client.close();
     await owner.turn(sessionId, key, null);

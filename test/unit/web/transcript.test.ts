@@ -103,3 +103,14 @@ describe("local prompts", () => {
     expect(t.entries[0]).toMatchObject({ kind: "user", state: "failed", error: "too big" });
   });
 });
+
+describe("the prompt's author", () => {
+  it("keeps _meta.hermes.author of a user_message_chunk on the prompt, and none for an admin key's prompt", () => {
+    const user = (text: string, messageId: string, author?: string): SessionNotification => ({
+      sessionId: "s",
+      update: { sessionUpdate: "user_message_chunk", content: { type: "text", text }, messageId, ...(author ? { _meta: { hermes: { author: { user: author } } } } : {}) },
+    });
+    const t = [user("from ada", "u1", "ada"), user("from admin", "u2")].reduce(applyUpdate, emptyTranscript());
+    expect(t.entries.map((e) => (e.kind === "user" ? e.author : "-"))).toEqual(["ada", undefined]);
+  });
+});
