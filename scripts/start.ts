@@ -2,8 +2,8 @@
  * `npm start`: everything a first local run needs. Creates `.dev.vars` with a
  * random token and admin token if it is missing (an existing one only gets a
  * missing HERMES_ADMIN_TOKEN added, nothing overwritten), builds the proxy if
- * needed, applies the local D1 migrations, starts `wrangler dev` on
- * 127.0.0.1:8787 and says how to connect.
+ * needed, applies the local D1 migrations (quietly), starts `wrangler dev` on
+ * 127.0.0.1:$PORT (8787 by default) without its DevTools inspector and says how to connect.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -17,13 +17,16 @@ const varsPath = join(root, ".dev.vars");
 const host = "127.0.0.1";
 const port = Number(process.env.PORT ?? 8787);
 
+/** Runs a setup step quietly: its output (wrangler's migration tables…) is shown only when it fails. */
 function run(command: string, args: string[], what: string): void {
   const result = spawnSync(command, args, {
     cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
   });
   if (result.status !== 0) {
+    process.stderr.write(`${result.stdout ?? ""}${result.stderr ?? ""}`);
     console.error(`${what} failed; see the output above`);
     process.exit(result.status ?? 1);
   }
@@ -51,7 +54,14 @@ run("npx", ["wrangler", "d1", "migrations", "apply", "hermes-edge", "--local"], 
 const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String(port)], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  // No DevTools inspector: with it, workerd opens a socket to wrangler per operation and a long
+  // fast answer exhausts the file descriptors (issue 26); it also takes port 9229 whatever PORT says.
+  // wrangler has no flag for this; it skips the inspector when this variable is set. HERMES_INSPECTOR=1 keeps it.
+  env: {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    ...(process.env.HERMES_INSPECTOR === "1" ? {} : { VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}" }),
+  },
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));

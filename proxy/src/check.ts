@@ -8,6 +8,8 @@ import { decodeFrame, PROTOCOL_VERSION, readInitializeResult, requestFrame } fro
 import type WebSocket from "ws";
 import { describeTokenSource, healthUrl, type ResolvedConfig } from "./config.js";
 import { openSocket } from "./connect.js";
+import { LOCAL_START_HINT } from "./failures.js";
+import { setupCommand } from "./setup-command.js";
 import { frameText } from "./socket-lifecycle.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.js";
 
@@ -136,6 +138,6 @@ export async function runCheck(config: ResolvedConfig, headers: Readonly<Record<
 }
 
 const hints: Partial<Record<ProbeFailure, string>> = {
-  unreachable: "Is the service running? Locally: `npx wrangler dev` serves it at ws://127.0.0.1:8787/acp.",
-  unauthorized: "Run `npx hermes-edge-proxy --setup`, or set HERMES_EDGE_TOKEN to a valid token.",
+  unreachable: LOCAL_START_HINT,
+  unauthorized: `Run \`${setupCommand()}\`, or set HERMES_EDGE_TOKEN to a valid token.`,
 };

@@ -7,6 +7,10 @@
 import { ErrorCode, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ConnectFailure } from "./connect.js";
 import { describeTokenSource, type ValueSource } from "./config.js";
+import { setupCommand } from "./setup-command.js";
+
+/** The clone's way to start the service, as README says. */
+export const LOCAL_START_HINT = "Is the service running? Locally: `npm start` in the hermes-edge clone serves it at ws://127.0.0.1:8787/acp.";
 
 /** Past --give-up-after. Not -32000: in ACP that code means "authentication required". */
 export function unreachableError(url: string, since: Date): ErrorResponse {
@@ -14,13 +18,14 @@ export function unreachableError(url: string, since: Date): ErrorResponse {
   return {
     code: ErrorCode.internalError,
     message: `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying in the background`,
-    data: { reason: "service_unreachable", url, since: at },
+    data: { reason: "service_unreachable", url, since: at, details: `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying.` },
   };
 }
 
 /** The outbox (requests waiting for the service) is full. */
 export function outboxFullError(): ErrorResponse {
-  return { code: ErrorCode.internalError, message: "Too many requests are waiting for the hermes-edge service to come back; try again later." };
+  const message = "Too many requests are waiting for the hermes-edge service to come back; try again later.";
+  return { code: ErrorCode.internalError, message, data: { reason: "outbox_full", details: message } };
 }
 
 /** What went wrong, in the words of `data.cause`. */
@@ -42,10 +47,12 @@ export function isDefinitive(failure: ConnectFailure): boolean {
  */
 export function startupError(url: string, failure: ConnectFailure | undefined, waitedMs: number): ErrorResponse {
   const { cause, words } = describeStartupFailure(url, failure, waitedMs);
+  const message = `Cannot connect to the hermes-edge service at ${url}: ${words}`;
   return {
     code: ErrorCode.internalError,
-    message: `Cannot connect to the hermes-edge service at ${url}: ${words}`,
-    data: { reason: "service_unreachable_at_startup", url, cause, ...(failure ? { detail: failure.message } : {}) },
+    message,
+    // Some clients (Toad) show only data.reason and data.details: the sentence goes there too.
+    data: { reason: "service_unreachable_at_startup", details: message, url, cause, ...(failure ? { detail: failure.message } : {}) },
   };
 }
 
@@ -62,7 +69,7 @@ function describeStartupFailure(url: string, failure: ConnectFailure | undefined
   if (failure.kind === "unauthorized") return { cause: "network", words: failure.message };
   switch (failure.cause) {
     case "refused":
-      return { cause: "refused", words: `connection refused: nothing listens there. Is the service running? Locally: npx wrangler dev.` };
+      return { cause: "refused", words: `connection refused: nothing listens there. ${LOCAL_START_HINT}` };
     case "dns":
       return { cause: "dns", words: `host not found: DNS cannot resolve ${new URL(url).hostname}. Check the URL.` };
     case "tls":
@@ -83,24 +90,31 @@ export interface TokenOrigin {
 /** HTTP 401/403 at the upgrade: the stderr line and the error for the editor's requests. */
 export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" }, origin: TokenOrigin): { log: string; error: ErrorResponse } {
   const source = describeTokenSource(origin.tokenSource, origin.configPath);
+  const setup = setupCommand();
+  // failure.message carries the service's reason ("HTTP 401 Unauthorized: key revoked"): the editor sees it too.
+  const message = `hermes-edge at ${origin.url} refused the token (${failure.message}); token source: ${source}. Run "${setup}" or set HERMES_EDGE_TOKEN.`;
   return {
     log:
       `the hermes-edge service at ${origin.url} refused the connection (${failure.message}). ` +
-      `Token used: ${source}. Fix it with "npx hermes-edge-proxy --setup", HERMES_EDGE_TOKEN or --token.`,
+      `Token used: ${source}. Fix it with "${setup}", HERMES_EDGE_TOKEN or --token.`,
     error: {
       code: ErrorCode.authRequired,
-      message: `hermes-edge at ${origin.url} refused the token (HTTP ${failure.status}); token source: ${source}. Run "npx hermes-edge-proxy --setup" or set HERMES_EDGE_TOKEN.`,
-      data: { reason: "unauthorized", status: failure.status, tokenSource: origin.tokenSource, url: origin.url },
+      message,
+      data: { reason: "unauthorized", details: message, status: failure.status, tokenSource: origin.tokenSource, url: origin.url },
     },
   };
 }
+
+const LOGGED_OUT = 'Authentication required: logged out of hermes-edge. Authenticate again (the terminal method runs "hermes-edge-proxy --setup").';
+const NOT_CONFIGURED =
+  'Authentication required: hermes-edge-proxy has no token yet. Authenticate with "Configure hermes-edge" (it runs "hermes-edge-proxy --setup"), or set HERMES_EDGE_TOKEN.';
 
 /** After `logout`: every request but `authenticate` and `logout` (`initialize` included) gets this until the editor authenticates. */
 export function loggedOutError(): ErrorResponse {
   return {
     code: ErrorCode.authRequired,
-    message: 'Authentication required: logged out of hermes-edge. Authenticate again (the terminal method runs "hermes-edge-proxy --setup").',
-    data: { reason: "logged_out" },
+    message: LOGGED_OUT,
+    data: { reason: "logged_out", details: LOGGED_OUT },
   };
 }
 
@@ -108,8 +122,8 @@ export function loggedOutError(): ErrorResponse {
 export function notConfiguredError(): ErrorResponse {
   return {
     code: ErrorCode.authRequired,
-    message: 'Authentication required: hermes-edge-proxy has no token yet. Authenticate with "Configure hermes-edge" (it runs "hermes-edge-proxy --setup"), or set HERMES_EDGE_TOKEN.',
-    data: { reason: "not_configured" },
+    message: NOT_CONFIGURED,
+    data: { reason: "not_configured", details: NOT_CONFIGURED },
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
+import { CLI, INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -15,6 +15,19 @@ describe("401 at connect", () => {
     expect(p.stderr).toMatch(/Token used: the HERMES_EDGE_TOKEN environment variable/);
     expect(p.stderr).not.toContain("wrong-token");
     expect(p.garbage).toEqual([]);
+  });
+
+  it("tells the editor the key was revoked, in message and data.details, with a --setup command that works from a clone", async () => {
+    fx.service.refusalBody = '{"error":{"code":-32000,"message":"key revoked","data":{"reason":"revoked"}}}';
+    const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "revoked-token" }));
+    const answer = await p.request("initialize", INIT_PARAMS);
+    const error = answer["error"] as { message: string; data: { reason: string; details: string } };
+    expect(error.message).toContain("key revoked");
+    expect(error.data).toMatchObject({ reason: "unauthorized", details: error.message });
+    // From a clone npx finds no hermes-edge-proxy package: the hint runs this clone's CLI.
+    expect(error.message).toContain(`node ${CLI} --setup`);
+    expect(error.message).not.toContain("npx hermes-edge-proxy");
+    expect((await p.exited).code).toBe(1);
   });
 
   it("says when no token was configured at all", async () => {

@@ -39,6 +39,9 @@ describe("--check", () => {
     const r = await run(["--check", "--url", service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAILED \(unreachable\): cannot reach .*connection refused/);
+    // README starts the local service with `npm start`; the hint says the same.
+    expect(r.stdout).toContain("Locally: `npm start`");
+    expect(r.stdout).not.toContain("wrangler dev");
   });
 
   it("says the token was refused (401) and exits 1", async () => {
@@ -46,6 +49,7 @@ describe("--check", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("Token accepted: no (HTTP 401 unauthorized)");
     expect(r.stdout).toMatch(/FAILED \(unauthorized\)/);
+    expect(r.stdout).toContain(`Run \`node ${CLI} --setup\``);
   });
 
   it("names the status the service refused the token with: 403 is not reported as 401", async () => {

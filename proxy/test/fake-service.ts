@@ -51,6 +51,8 @@ export class FakeService {
   readonly tokens = new Set<string>(["good-token"]);
   /** How a refused token is answered before the upgrade (the service says 401; an access proxy in front may say 403). */
   refusalStatus: 401 | 403 = 401;
+  /** The body of a 401 (the real service names the reason, e.g. "key revoked"). */
+  refusalBody = "unauthorized";
   turn: TurnScript = { updates: 3, intervalMs: 5, stopReason: "end_turn" };
   /** The ACP version the fake claims in `initialize`. */
   protocolVersion = 1;
@@ -141,7 +143,7 @@ export class FakeService {
     const auth = req.headers.authorization ?? "";
     const token = auth.startsWith("Bearer ") ? auth.slice(7) : undefined;
     if (token === undefined || !this.tokens.has(token)) {
-      const [status, body] = this.refusalStatus === 403 ? ["403 Forbidden", "forbidden"] : ["401 Unauthorized", "unauthorized"];
+      const [status, body] = this.refusalStatus === 403 ? ["403 Forbidden", "forbidden"] : ["401 Unauthorized", this.refusalBody];
       socket.end(`HTTP/1.1 ${status}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }

@@ -53,7 +53,12 @@ describe("the packed proxy", () => {
   it("ships only dist/cli.js with the workspace code inside, and depends on nothing but ws and zod", () => {
     const installed = join(folder, "node_modules", "hermes-edge-proxy");
     expect(readdirSync(join(installed, "dist"))).toEqual(["cli.js"]);
-    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      scripts?: Record<string, string>;
+    };
+    // No install-time scripts: installing the tarball must not warn about them (npm ci in the repo builds dist/ from the root's prepare).
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(manifest.scripts?.[hook]).toBeUndefined();
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["ws", "zod"]);
     expect(readdirSync(join(folder, "node_modules")).filter((name) => name.startsWith("@hermes-edge"))).toEqual([]);
     expect(readFileSync(join(installed, "dist", "cli.js"), "utf8")).not.toMatch(/from ["']@hermes-edge\/protocol["']/);
@@ -63,6 +68,11 @@ describe("the packed proxy", () => {
   it("runs --version in an empty folder", async () => {
     const { stdout } = await run(bin, ["--version"], { cwd: folder, env: isolatedEnv() });
     expect(stdout.trim()).toBe(proxyPackage.version);
+  });
+
+  it("suggests npx for --setup when installed from the registry", async () => {
+    const r = await run(bin, ["--check", "--url", service.url, "--token", "bad"], { cwd: folder, env: isolatedEnv() }).catch((err: unknown) => err as { stdout: string });
+    expect(r.stdout).toContain("Run `npx hermes-edge-proxy --setup`");
   });
 
   it("runs --check against a service", async () => {

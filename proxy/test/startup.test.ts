@@ -34,6 +34,10 @@ describe("unreachable at start-up", () => {
     expect(error).toMatchObject({ code: -32603, data: { reason: "service_unreachable_at_startup", url: fx.service.url, cause: "refused" } });
     expect(error.message).toContain(fx.service.url);
     expect(error.message).toMatch(/connection refused/);
+    // README's way to start it, and the sentence where Toad looks (data.details).
+    expect(error.message).toContain("`npm start`");
+    expect(error.message).not.toContain("wrangler dev");
+    expect(error.data["details"]).toBe(error.message);
     expect(p.child.exitCode).toBeNull();
     // The proxy kept retrying: the editor's next initialize goes through.
     await fx.service.listen();

@@ -26,6 +26,9 @@ export function startBanner({ root, wsUrl, vars }: BannerInput): string {
     ? `model: ${vars.HERMES_MODEL ?? "gpt-4o-mini"} at ${vars.OPENAI_BASE_URL ?? "https://api.openai.com/v1"}`
     : "model: none configured yet — add OPENAI_API_KEY to .dev.vars and restart";
   const clone = cloneProxy(root);
+  // The keys command defaults to port 8787: on another PORT it must be told where the service is.
+  const base = wsUrl.replace(/^ws/, "http").replace(/\/acp$/, "");
+  const keysUrl = base === "http://127.0.0.1:8787" ? "" : ` --url ${base}`;
   return [
     "",
     "hermes-edge is running",
@@ -40,8 +43,8 @@ export function startBanner({ root, wsUrl, vars }: BannerInput): string {
     `Check it: HERMES_EDGE_TOKEN=${token} ${shellLine(clone, ["--check", "--url", wsUrl])}`,
     "",
     "Managed keys (one per person, revocable):",
-    `  npm run keys -- create --tenant ${bootstrap?.tenant ?? "local"} --label "my laptop"`,
-    "  npm run keys -- list        npm run keys -- revoke <key id>",
+    `  npm run keys -- create --tenant ${bootstrap?.tenant ?? "local"} --label "my laptop"${keysUrl}`,
+    `  npm run keys -- list${keysUrl}        npm run keys -- revoke <key id>${keysUrl}`,
     "",
   ].join("\n");
 }

@@ -74,8 +74,9 @@ export interface TurnOverrides {
 export type TurnResult = Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>;
 
 export const NO_MODEL_MESSAGE =
-  "No model is configured for hermes-edge. Set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and HERMES_MODEL) " +
-  "in `.dev.vars` for `wrangler dev`, or with `wrangler secret put OPENAI_API_KEY` in production, then send your prompt again.";
+  "No model is configured for hermes-edge. Locally: set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and HERMES_MODEL) " +
+  "in `.dev.vars`, then restart `npm start` (or `wrangler dev`): `.dev.vars` is read only at start. " +
+  "In production: `wrangler secret put OPENAI_API_KEY`. Then send your prompt again.";
 
 /** The tools a turn prompted from `connectionId` gets, after the mode's filter. */
 export function toolsForTurn(ports: Pick<TurnPorts, "log" | "tools">, connectionId: string | null): AnyTool[] {

@@ -48,7 +48,7 @@ async function compress(turn: TurnPorts, connectionId: string | null, signal: Ab
   const result = await compactNow(turn, connectionId, signal);
   const reply =
     result.status === "completed"
-      ? `Compacted the earlier conversation into a summary; the session continues as ${turn.log.store.record()!.lineage.currentId}.`
+      ? `Compacted the earlier conversation into a summary; session ${turn.log.store.record()!.sessionId} continues from it.`
       : result.status === "skipped"
         ? "Nothing to compact yet: there are no earlier turns."
         : result.status === "no_model"

@@ -48,6 +48,8 @@ describe("no model configured", () => {
       expect(text).toContain("OPENAI_API_KEY");
       expect(text).toContain(".dev.vars");
       expect(text).toContain("wrangler secret put OPENAI_API_KEY");
+      // `.dev.vars` is read at start only (issue 26, item 3).
+      expect(text).toContain("restart `npm start`");
     }
     expect(client.turnsEnded(sessionId).map((f) => f.params.stopReason)).toEqual(["end_turn", "end_turn"]);
     // No request reached a model.

@@ -171,6 +171,8 @@ describe("usage of a compaction", () => {
     expect((await client.prompt(sessionId, `hello [[mock:${mock}]]`).response).result).toEqual({ stopReason: "end_turn" });
     expect((await client.prompt(sessionId, "/compress").response).result).toEqual({ stopReason: "end_turn" });
     expect(client.agentText(sessionId)).toContain("Compacted the earlier conversation");
+    // The id the editor knows, not the new segment's (issue 26, item 9).
+    expect(client.agentText(sessionId)).toContain(`session ${sessionId} continues from it.`);
 
     const usage = await todaysUsage(key, (t) => t.turns === 2);
     expect(usage.total).toEqual({ turns: 2, modelCalls: 2, inputTokens: 60, outputTokens: 6, toolCalls: 0, subagents: 0 });

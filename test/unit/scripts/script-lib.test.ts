@@ -61,6 +61,13 @@ describe("npm start banner", () => {
     expect(banner).toContain('Once hermes-edge-proxy is published, the same with "command": "npx", "args": ["-y","hermes-edge-proxy","--url","ws://127.0.0.1:8787/acp"]');
     expect(banner).toContain('npm run keys -- create --tenant local --label "my laptop"');
     expect(banner).toContain("model: none configured yet");
+    expect(banner).not.toContain("--url http");
+  });
+
+  it("points the keys commands at the service's port when PORT is not 8787", () => {
+    const other = startBanner({ root: "/home/ada/hermes-edge", wsUrl: "ws://127.0.0.1:8790/acp", vars: {} });
+    expect(other).toContain('npm run keys -- create --tenant local --label "my laptop" --url http://127.0.0.1:8790');
+    expect(other).toContain("npm run keys -- list --url http://127.0.0.1:8790");
   });
 });
 
