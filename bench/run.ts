@@ -39,6 +39,7 @@ const FIGURES: FigureSpec[] = [
   // BENCH_BASELINE_DIR=<another checkout> measures it first in the same run (bench/subagents.ts).
   { id: "6", file: "bench/subagents.ts", title: "sub-agents at the cap (10, 16 in one call or two) versus one", limitMs: 17 * 60_000, optional: true },
   { id: "6b", file: "bench/parallel-tools.ts", title: "three reads of one model message versus one", limitMs: 12 * 60_000 },
+  { id: "7", file: "bench/search.ts", title: "/v1/search for a word in 2,000 and 12,000 messages", limitMs: 10 * 60_000 },
 ];
 
 function argValue(name: string): string | undefined {

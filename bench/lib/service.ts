@@ -51,6 +51,8 @@ export interface ServiceOptions {
   /** HERMES_COALESCE_MS; the service default (5) when undefined. */
   coalesceMs?: number;
   extraVars?: Record<string, string>;
+  /** wrangler's --persist-to (D1 and objects), for a figure that seeds D1 first; default a fresh temporary directory. */
+  persistDir?: string;
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
@@ -72,6 +74,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
         ...opts.extraVars,
       },
       startTimeoutMs: 90_000,
+      ...(opts.persistDir ? { persistDir: opts.persistDir } : {}),
       // BENCH_SERVICE_DIR: benchmark another checkout (say, a snapshot while this tree is being edited).
       ...(process.env["BENCH_SERVICE_DIR"] ? { cwd: process.env["BENCH_SERVICE_DIR"] } : {}),
     });

@@ -80,7 +80,8 @@ export class SearchIndex {
       ? sql` AND NOT (e.session_id IN (SELECT id FROM lineage) AND e.digest IN (SELECT digest FROM held))`
       : sql``;
     const inScope = sql`e.tenant = ${tenant} AND e.session_id NOT IN (SELECT id FROM asking)${notHeld}`;
-    // Snippets and ranks are computed inside the hits query; the window then keeps each session's best row.
+    // Only ranks are computed per match; the window keeps each session's best, and FTS5's snippet (or the
+    // entry's text) is made afterwards for the `limit` rows returned, through a MATCH restricted to that row.
     const rows = await this.#db.all<HitRow>(sql`
       WITH RECURSIVE asking(id) AS (
         SELECT ${asking}
@@ -95,14 +96,19 @@ export class SearchIndex {
       ),
       hits AS (${hitsOf(plan, tenant, inScope)}),
       best AS (
-        SELECT session_id, entry_id, snippet, score, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY score) AS n FROM hits
+        SELECT session_id, entry_id, score, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY score) AS n FROM hits
+      ),
+      -- MATERIALIZED: flattened into the outer query, the snippet column would be made for every session before the LIMIT.
+      top AS MATERIALIZED (
+        SELECT b.session_id, b.entry_id, b.score, s.title, s.cwd, s.updated_at
+        FROM best b JOIN sessions s ON s.id = b.session_id AND s.tenant = ${tenant}
+        WHERE b.n = 1${readableFilter(tenant, options.readableBy)}
+        ORDER BY b.score, s.updated_at DESC
+        LIMIT ${limit}
       )
-      SELECT b.session_id, s.title, s.cwd, s.updated_at, b.snippet,
-             ${plan.kind === "words" ? sql`NULL` : sql`(SELECT text FROM search_entries WHERE id = b.entry_id)`} AS text
-      FROM best b JOIN sessions s ON s.id = b.session_id AND s.tenant = ${tenant}
-      WHERE b.n = 1${readableFilter(tenant, options.readableBy)}
-      ORDER BY b.score, s.updated_at DESC
-      LIMIT ${limit}`);
+      SELECT t.session_id, t.title, t.cwd, t.updated_at, ${shownOf(plan)}
+      FROM top t
+      ORDER BY t.score, t.updated_at DESC`);
     return rows.map((r) => ({
       sessionId: r.session_id,
       title: r.title,
@@ -113,18 +119,17 @@ export class SearchIndex {
   }
 }
 
-/** Every in-scope entry matching `plan`: its session, id, score (lower is better) and, from FTS5, its snippet. */
+/** Every in-scope entry matching `plan`: its session, id and score (lower is better). */
 function hitsOf(plan: SearchPlan, tenant: string, inScope: SQL): SQL {
   switch (plan.kind) {
     case "words":
       return sql`
-        SELECT e.session_id AS session_id, e.id AS entry_id,
-               snippet(search_fts, 0, '**', '**', '…', 16) AS snippet, bm25(search_fts) AS score
+        SELECT e.session_id AS session_id, e.id AS entry_id, bm25(search_fts) AS score
         FROM search_fts JOIN search_entries e ON e.id = search_fts.rowid
         WHERE search_fts MATCH ${plan.match} AND ${inScope}`;
     case "trigram":
       return sql`
-        SELECT e.session_id AS session_id, e.id AS entry_id, NULL AS snippet, bm25(search_trigram) AS score
+        SELECT e.session_id AS session_id, e.id AS entry_id, bm25(search_trigram) AS score
         FROM search_trigram JOIN search_entries e ON e.id = search_trigram.rowid
         WHERE search_trigram MATCH ${plan.match} AND ${inScope}${likesOf(plan.likes)}`;
     case "scan": {
@@ -134,12 +139,23 @@ function hitsOf(plan: SearchPlan, tenant: string, inScope: SQL): SQL {
         sql` + `,
       );
       return sql`
-        SELECT e.session_id AS session_id, e.id AS entry_id, NULL AS snippet, -(${occurrences}) AS score
+        SELECT e.session_id AS session_id, e.id AS entry_id, -(${occurrences}) AS score
         FROM search_entries e
         WHERE e.id >= (SELECT min(id) FROM (SELECT id FROM search_entries WHERE tenant = ${tenant} ORDER BY id DESC LIMIT ${MAX_SCANNED_ENTRIES}))
           AND ${inScope}${likesOf(plan.likes)}`;
     }
   }
+}
+
+/**
+ * What a returned row shows, made for that row only: FTS5's snippet through the same MATCH narrowed to the
+ * entry's rowid (a snippet depends only on the row and the query, so it is the one a full match would give),
+ * or the entry's text, from which substring queries make their own.
+ */
+function shownOf(plan: SearchPlan): SQL {
+  return plan.kind === "words"
+    ? sql`(SELECT snippet(search_fts, 0, '**', '**', '…', 16) FROM search_fts WHERE search_fts MATCH ${plan.match} AND search_fts.rowid = t.entry_id) AS snippet, NULL AS text`
+    : sql`NULL AS snippet, (SELECT text FROM search_entries WHERE id = t.entry_id) AS text`;
 }
 
 function likesOf(patterns: string[]): SQL {

@@ -80,7 +80,7 @@ export function freePort(): Promise<number> {
 }
 
 /** The environment wrangler runs with: no telemetry, no network, no stray secrets. */
-function wranglerEnv(persistDir: string): NodeJS.ProcessEnv {
+export function wranglerEnv(persistDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     WRANGLER_SEND_METRICS: "false",
@@ -116,7 +116,7 @@ function groupAlive(pgid: number): boolean {
  * Applies the D1 migrations into persistDir (a no-op when already applied).
  * Asynchronous so that a mock server in the same process keeps answering.
  */
-function applyMigrations(cwd: string, database: string, persistDir: string): Promise<void> {
+export function applyMigrations(cwd: string, database: string, persistDir: string): Promise<void> {
   const args = [WRANGLER_BIN, "d1", "migrations", "apply", database, "--local", "--persist-to", persistDir];
   const options = { cwd, env: wranglerEnv(persistDir), encoding: "utf8" as const, timeout: 60_000 };
   return new Promise((done, fail) => {
