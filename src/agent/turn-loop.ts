@@ -54,7 +54,8 @@ export interface TurnDeps {
 }
 
 export interface TurnOutcome {
-  stopReason: StopReason;
+  /** How the turn stopped; null when it failed (then `error` says why): a failure is never a stop reason. */
+  stopReason: StopReason | null;
   /** The last model call's usage: how full the context is. */
   usage: ModelUsage | undefined;
   /** Summed over every model call of the turn: what it cost. */
@@ -63,7 +64,7 @@ export interface TurnOutcome {
   /** Tool calls run (a tool called twice counts twice). */
   toolCalls: number;
   toolsUsed: string[];
-  /** Set when the model could not be reached; the conversation already says why. */
+  /** Set (with a null stop reason) when the model could not be reached; the conversation already says why. */
   error?: { code: number; message: string };
 }
 
@@ -74,7 +75,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
   const toolsUsed = new Set<string>();
   let usage: ModelUsage | undefined;
   const totalUsage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
-  const outcome = (stopReason: StopReason, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
+  const outcome = (stopReason: StopReason | null, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
     stopReason,
     usage,
     totalUsage,
@@ -114,7 +115,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
     if (!streamed.result) {
       const message = streamed.error ?? "the model request failed";
       deps.emit(agentMessageChunk(`\n\n⚠️ ${message}`, deps.newId()));
-      return outcome("end_turn", { error: { code: -32603, message } });
+      return outcome(null, { error: { code: -32603, message } });
     }
     const { finishReason, toolCalls } = streamed.result;
     if (toolCalls.length === 0) {

@@ -24,6 +24,7 @@ import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import { SlotArrivals } from "./slot-arrivals.js";
+import { turnRecord } from "./turn-record.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
@@ -76,6 +77,7 @@ export class PromptRunner {
       // reconnecting client that hears "idle" sends its unanswered prompt again.
       state: this.#current || this.#draining || this.#arrivals.waiting ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
+      ...(record?.lastError ? { lastError: record.lastError } : {}),
       ...(record?.lastTurn ? { lastRequestId: record.lastTurn.requestId, lastConnectionId: record.lastTurn.connectionId } : {}),
       ...(record?.interruptedPrompt ? { interruptedPrompt: record.interruptedPrompt } : {}),
     };
@@ -222,7 +224,7 @@ export class PromptRunner {
       await this.parts.slots.holdTurn();
       return true;
     } catch (err) {
-      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(err) });
+      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
       return false;
     }
   }
@@ -248,7 +250,7 @@ export class PromptRunner {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       // The cause stays in the log: its message may carry internals (a query's SQL and parameters).
       this.#log.emit(agentMessageChunk("\n\n⚠️ The turn failed inside the service; the operator's log has the cause. Your prompt was kept: /retry runs it again.", this.parts.turn.newId()));
-      outcome = { stopReason: "end_turn", error: toErrorResponse(internalError("the turn failed inside the service")) };
+      outcome = { stopReason: null, error: toErrorResponse(internalError("the turn failed inside the service")) };
     } finally {
       this.#current = null;
       this.#injected = [];
@@ -312,17 +314,18 @@ export class PromptRunner {
   /** The end of every turn, prompt or task: stored, announced, indexed, then answered. */
   async #finish(row: PromptRow, outcome: RunOutcome, extra: { interrupted?: boolean } = {}): Promise<void> {
     const store = this.#store;
-    const stopReason: StopReason = outcome.stopReason;
     if (outcome.usage) {
       const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
       store.updateRecord({ lastUsage: used });
       this.#log.emit(usageUpdate(used, this.#contextWindow()));
     }
-    store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", stopReason);
-    store.updateRecord({ lastStopReason: stopReason, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
+    const ended = turnRecord(outcome, extra.interrupted === true);
+    store.setPromptState(row.id, ended.state, ended.stopReason);
+    store.updateRecord({ ...ended.record, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
     this.#log.emitTurnEnded({
       sessionId: store.record()!.sessionId,
-      stopReason,
+      // The notification's schema needs a stop reason; its `error`, when present, is the answer (see `readTurnEnded`).
+      stopReason: outcome.stopReason ?? "end_turn",
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
@@ -334,7 +337,7 @@ export class PromptRunner {
     const task = this.#tasks.get(row.id);
     this.#tasks.delete(row.id);
     task?.settle(outcome);
-    this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason } });
+    this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason ?? "end_turn" } });
     this.parts.turnEnded();
   }
 }

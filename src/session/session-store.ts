@@ -34,7 +34,7 @@ const MIGRATIONS: string[][] = [
   [`CREATE TABLE IF NOT EXISTS mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`],
 ];
 
-export type PromptState = "queued" | "running" | "done" | "interrupted";
+export type PromptState = "queued" | "running" | "done" | "interrupted" | "failed";
 export type RequestId = string | number | null;
 
 export interface PromptRow {
