@@ -20,6 +20,11 @@ export interface TurnInput {
   tools: AnyTool[];
   maxModelCalls?: number;
   reasoningEffort?: "low" | "medium" | "high";
+  /**
+   * A resumed turn: tool calls of the last model message that a restart left
+   * without results and that may run again. They run before the first model call.
+   */
+  pendingCalls?: ModelToolCall[];
 }
 
 export interface TurnDeps {
@@ -49,6 +54,9 @@ export interface TurnDeps {
    * write joins theirs.
    */
   toolCallStarted?(): void;
+  /** A tool call is about to run (the turn's step record); `stepDone` once a model message's calls all have results. */
+  toolStarted?(toolCallId: string): void;
+  stepDone?(): void;
   /** Observes progress (model call started, tool started/finished) for live status. */
   onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
 }
@@ -91,6 +99,26 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
 
   let calls = 0;
   let toolCallsRun = 0;
+  /** One model message's tool calls, in order; false when the turn was cancelled among them. */
+  const runCalls = async (toolCalls: ModelToolCall[]): Promise<boolean> => {
+    for (const [index, call] of toolCalls.entries()) {
+      if (signal.aborted) {
+        closeUnansweredCalls(toolCalls, index, push);
+        return false;
+      }
+      toolsUsed.add(call.name);
+      toolCallsRun += 1;
+      deps.toolStarted?.(call.id);
+      deps.toolCallStarted?.();
+      deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
+      const output = await runToolCall(call, input.tools, deps, signal);
+      deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });
+      push({ role: "tool", tool_call_id: call.id, content: output });
+    }
+    deps.stepDone?.();
+    return true;
+  };
+  if (input.pendingCalls?.length && !(await runCalls(input.pendingCalls))) return outcome("cancelled");
   while (calls < maxCalls) {
     if (signal.aborted) return outcome("cancelled");
     for (const injected of deps.takeInjected?.() ?? []) push(injected);
@@ -123,19 +151,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
       if (finishReason === "content_filter") return outcome("refusal");
       return outcome("end_turn");
     }
-    for (const [index, call] of toolCalls.entries()) {
-      if (signal.aborted) {
-        closeUnansweredCalls(toolCalls, index, push);
-        return outcome("cancelled");
-      }
-      toolsUsed.add(call.name);
-      toolCallsRun += 1;
-      deps.toolCallStarted?.();
-      deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
-      const output = await runToolCall(call, input.tools, deps, signal);
-      deps.onProgress?.({ type: "tool", name: call.name, phase: "end" });
-      push({ role: "tool", tool_call_id: call.id, content: output });
-    }
+    if (!(await runCalls(toolCalls))) return outcome("cancelled");
   }
   return outcome("max_turn_requests");
 }

@@ -25,6 +25,7 @@ import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import { SlotArrivals } from "./slot-arrivals.js";
 import { turnRecord } from "./turn-record.js";
+import { decideTurnResume, resumeLine } from "./resume-decision.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
@@ -57,6 +58,8 @@ export class PromptRunner {
   #injected: ChatMessage[] = [];
   /** Prompts that found the queue idle, waiting for the turn slot (see `enqueue`). */
   readonly #arrivals: SlotArrivals;
+  /** A turn a restart cut off, to continue before the queue (see `resumeInterrupted`). */
+  #resume: { row: PromptRow; released: Promise<void> } | null = null;
 
   constructor(private readonly parts: RunnerParts) {
     this.#arrivals = new SlotArrivals(parts.slots);
@@ -75,12 +78,17 @@ export class PromptRunner {
     return {
       // Running from the moment a prompt is on its way, not only while its turn runs: a
       // reconnecting client that hears "idle" sends its unanswered prompt again.
-      state: this.#current || this.#draining || this.#arrivals.waiting ? "running" : "idle",
+      state: this.#current || this.#draining || this.#resume || this.#arrivals.waiting ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
       ...(record?.lastError ? { lastError: record.lastError } : {}),
       ...(record?.lastTurn ? { lastRequestId: record.lastTurn.requestId, lastConnectionId: record.lastTurn.connectionId } : {}),
       ...(record?.interruptedPrompt ? { interruptedPrompt: record.interruptedPrompt } : {}),
+      ...(this.#current || this.#resume ? { resumes: this.#steps.running()?.resumes ?? 0 } : {}),
     };
+  }
+
+  get #steps() {
+    return this.parts.turn.steps;
   }
 
   /**
@@ -161,9 +169,34 @@ export class PromptRunner {
     await this.#draining;
   }
 
-  /** After a restart: a turn that was running is recorded as interrupted, never silently lost. */
-  recoverInterrupted(): void {
+  /**
+   * After a restart: the turn that was running continues from its last
+   * completed step, within the bounds (`decideTurnResume`); past them, or for
+   * a sub-agent's task (its parent holds what the task needs), it is recorded
+   * as interrupted with its prompt kept for `/retry`, never silently lost.
+   *
+   * @param released the old instance's turn slot going back, before the resumed turn takes one.
+   */
+  resumeInterrupted(released: Promise<void>, canResume: boolean): void {
     const store = this.#store;
+    const row = store.promptsIn("running")[0];
+    const turn = this.#steps.running();
+    if (row && turn?.promptId === row.id && canResume) {
+      const decision = decideTurnResume(turn, Date.now());
+      if (decision.action === "resume") {
+        this.#steps.resumed(decision.resumes);
+        this.#resume = { row, released };
+        this.#log.emit(agentMessageChunk(resumeLine(decision.resumes), this.parts.turn.newId()));
+        this.#drain();
+        return;
+      }
+    }
+    this.#recordInterrupted();
+  }
+
+  #recordInterrupted(): void {
+    const store = this.#store;
+    this.#steps.end();
     const cut = [...store.promptsIn("running"), ...store.promptsIn("queued")];
     if (cut.length === 0) return;
     const texts = cut.map((r) => promptText(r.prompt));
@@ -200,6 +233,7 @@ export class PromptRunner {
   async #work(): Promise<void> {
     this.parts.keepAlive(true);
     try {
+      if (this.#resume) await this.#resumeTurn(this.#resume);
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
         const slotReady = this.#arrivals.claim();
@@ -229,23 +263,38 @@ export class PromptRunner {
     }
   }
 
+  async #resumeTurn({ row, released }: { row: PromptRow; released: Promise<void> }): Promise<void> {
+    await released;
+    try {
+      await this.parts.slots.holdTurn();
+    } catch (err) {
+      this.#resume = null;
+      return this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
+    }
+    this.#resume = null;
+    await this.#run(row, true);
+  }
+
   /** From the session's heartbeat while a turn runs. */
   renewTurnSlot(): void {
     if (this.#draining) void this.parts.slots.renew();
   }
 
-  async #run(row: PromptRow): Promise<void> {
+  async #run(row: PromptRow, resume = false): Promise<void> {
     const store = this.#store;
-    store.setPromptState(row.id, "running");
+    if (!resume) {
+      store.setPromptState(row.id, "running");
+      this.#steps.begin(row.id, Date.now());
+    }
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
     // Usage is counted as it is spent (the turn now, each model call as it ends and each tool call as it starts:
     // `countModelCall`, `countToolCall`), so a turn a restart cuts off still counts.
-    this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
+    if (!resume) this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
-      outcome = await this.#turn(row, task, controller.signal);
+      outcome = await this.#turn(row, task, controller.signal, resume);
     } catch (err) {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       // The cause stays in the log: its message may carry internals (a query's SQL and parameters).
@@ -258,14 +307,14 @@ export class PromptRunner {
     await this.#finish(row, outcome);
   }
 
-  async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal): Promise<RunOutcome> {
+  async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal, resume: boolean): Promise<RunOutcome> {
     const store = this.#store;
     const { turn } = this.parts;
     const userMessageId = turn.newId();
-    for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId), { promptedThrough: row.connectionId });
+    if (!resume) for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId), { promptedThrough: row.connectionId });
     let prompt = row.prompt;
-    // A task's goal is never a slash command, whatever it starts with.
-    const command = task ? null : parseSlashCommand(prompt);
+    // A task's goal is never a slash command, whatever it starts with; a resumed turn continues from its history.
+    const command = task || resume ? null : parseSlashCommand(prompt);
     if (command) {
       // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
       await turn.mcp?.ready();
@@ -295,7 +344,7 @@ export class PromptRunner {
         this.parts.index.update({ title });
       }
       if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
+      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides, resume });
     } finally {
       if (!released) void this.parts.index.release();
     }
@@ -320,6 +369,7 @@ export class PromptRunner {
       this.#log.emit(usageUpdate(used, this.#contextWindow()));
     }
     const ended = turnRecord(outcome, extra.interrupted === true);
+    if (this.#steps.running()?.promptId === row.id) this.#steps.end();
     store.setPromptState(row.id, ended.state, ended.stopReason);
     store.updateRecord({ ...ended.record, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
     this.#log.emitTurnEnded({
