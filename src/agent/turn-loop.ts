@@ -21,6 +21,11 @@ export interface TurnInput {
   tools: AnyTool[];
   maxModelCalls?: number;
   reasoningEffort?: "low" | "medium" | "high";
+  /**
+   * A resumed turn: tool calls of the last model message that a restart left
+   * without results and that may run again. They run before the first model call.
+   */
+  pendingCalls?: ModelToolCall[];
 }
 
 export interface TurnDeps {
@@ -50,12 +55,16 @@ export interface TurnDeps {
    * write joins theirs.
    */
   toolCallStarted?(): void;
+  /** A tool call is about to run (the turn's step record); `stepDone` once a model message's calls all have results. */
+  toolStarted?(toolCallId: string): void;
+  stepDone?(): void;
   /** Observes progress (model call started, tool started/finished) for live status. */
   onProgress?(event: { type: "model_call"; n: number } | { type: "tool"; name: string; phase: "start" | "end" }): void;
 }
 
 export interface TurnOutcome {
-  stopReason: StopReason;
+  /** How the turn stopped; null when it failed (then `error` says why): a failure is never a stop reason. */
+  stopReason: StopReason | null;
   /** The last model call's usage: how full the context is. */
   usage: ModelUsage | undefined;
   /** Summed over every model call of the turn: what it cost. */
@@ -64,7 +73,7 @@ export interface TurnOutcome {
   /** Tool calls run (a tool called twice counts twice). */
   toolCalls: number;
   toolsUsed: string[];
-  /** Set when the model could not be reached; the conversation already says why. */
+  /** Set (with a null stop reason) when the model could not be reached; the conversation already says why. */
   error?: { code: number; message: string };
 }
 
@@ -75,7 +84,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
   const toolsUsed = new Set<string>();
   let usage: ModelUsage | undefined;
   const totalUsage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
-  const outcome = (stopReason: StopReason, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
+  const outcome = (stopReason: StopReason | null, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
     stopReason,
     usage,
     totalUsage,
@@ -91,6 +100,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
 
   let calls = 0;
   let toolCallsRun = 0;
+  /** One model message's tool calls, in order; false when the turn was cancelled among them. */
+  const runCalls = async (toolCalls: ModelToolCall[]): Promise<boolean> => {
+    await runToolBatch(toolCalls, input.tools, deps, signal, {
+      started: (call) => {
+        toolsUsed.add(call.name);
+        toolCallsRun += 1;
+        deps.toolStarted?.(call.id);
+        deps.toolCallStarted?.();
+        deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
+      },
+      ended: (call) => deps.onProgress?.({ type: "tool", name: call.name, phase: "end" }),
+      deliver: (call, output) => push({ role: "tool", tool_call_id: call.id, content: output }),
+    });
+    if (signal.aborted) return false;
+    deps.stepDone?.();
+    return true;
+  };
+  if (input.pendingCalls?.length && !(await runCalls(input.pendingCalls))) return outcome("cancelled");
   while (calls < maxCalls) {
     if (signal.aborted) return outcome("cancelled");
     for (const injected of deps.takeInjected?.() ?? []) push(injected);
@@ -115,7 +142,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
     if (!streamed.result) {
       const message = streamed.error ?? "the model request failed";
       deps.emit(agentMessageChunk(`\n\n⚠️ ${message}`, deps.newId()));
-      return outcome("end_turn", { error: { code: -32603, message } });
+      return outcome(null, { error: { code: -32603, message } });
     }
     const { finishReason, toolCalls } = streamed.result;
     if (toolCalls.length === 0) {
@@ -123,17 +150,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, signal: AbortSig
       if (finishReason === "content_filter") return outcome("refusal");
       return outcome("end_turn");
     }
-    await runToolBatch(toolCalls, input.tools, deps, signal, {
-      started: (call) => {
-        toolsUsed.add(call.name);
-        toolCallsRun += 1;
-        deps.toolCallStarted?.();
-        deps.onProgress?.({ type: "tool", name: call.name, phase: "start" });
-      },
-      ended: (call) => deps.onProgress?.({ type: "tool", name: call.name, phase: "end" }),
-      deliver: (call, output) => push({ role: "tool", tool_call_id: call.id, content: output }),
-    });
-    if (signal.aborted) return outcome("cancelled");
+    if (!(await runCalls(toolCalls))) return outcome("cancelled");
   }
   return outcome("max_turn_requests");
 }

@@ -48,7 +48,7 @@ export function shortLine(text: string, max = 120): string {
 }
 
 /** The status of a finished run from how its turn ended. */
-export function statusOf(outcome: { stopReason: StopReason; error?: unknown; modelCalls?: number }, cause: SubagentStopCause | null): SubagentStatus {
+export function statusOf(outcome: { stopReason: StopReason | null; error?: unknown; modelCalls?: number }, cause: SubagentStopCause | null): SubagentStatus {
   if (cause === "timeout") return "timeout";
   if (cause === "interrupted" || outcome.stopReason === "cancelled") return "interrupted";
   if (outcome.error !== undefined || outcome.modelCalls === undefined) return "failed";

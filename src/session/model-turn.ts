@@ -7,7 +7,7 @@
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { estimateTokens, shouldCompact } from "../agent/compaction.js";
-import type { ChatMessage, ModelProvider, ModelUsage } from "../agent/model-provider.js";
+import type { ChatMessage, ModelProvider, ModelToolCall, ModelUsage } from "../agent/model-provider.js";
 import { toUserContent } from "../agent/prompt-content.js";
 import type { RetryPolicy } from "../agent/retry.js";
 import { systemPrompt } from "../agent/system-prompt.js";
@@ -26,6 +26,8 @@ import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
 import { providerForTurn, type UpstreamPorts } from "./turn-provider.js";
 import type { UpdateLog } from "./update-log.js";
+import { decideCall, unansweredCalls } from "./resume-decision.js";
+import type { TurnSteps } from "./turn-steps.js";
 
 /** What every turn of a session uses; built once per session object. */
 export interface TurnPorts {
@@ -55,6 +57,8 @@ export interface TurnPorts {
   upstreams?: UpstreamPorts;
   /** The attached editors' MCP servers; a turn waits for those still connecting. */
   mcp?: McpServers;
+  /** The running turn's step record (what a restarted object resumes from). */
+  steps: TurnSteps;
 }
 
 /** How a sub-agent's task differs from an editor's prompt; each part defaults to the prompt's. */
@@ -86,7 +90,15 @@ export function toolsForTurn(ports: Pick<TurnPorts, "log" | "tools">, connection
 
 export async function runModelTurn(
   ports: TurnPorts,
-  turn: { prompt: ContentBlock[]; connectionId: string | null; signal: AbortSignal; takeInjected(): ChatMessage[]; overrides?: TurnOverrides | undefined },
+  turn: {
+    prompt: ContentBlock[];
+    connectionId: string | null;
+    signal: AbortSignal;
+    takeInjected(): ChatMessage[];
+    overrides?: TurnOverrides | undefined;
+    /** A turn a restart cut off: its prompt and completed steps are in the history already. */
+    resume?: boolean;
+  },
 ): Promise<TurnResult> {
   const over = turn.overrides ?? {};
   const { log } = ports;
@@ -103,14 +115,18 @@ export async function runModelTurn(
     emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
-  store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
+  if (!turn.resume) store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
   const compaction = new CompactionCheck(ports, provider, client, turn.signal);
   // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
   let history = store.history();
   if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
+  // The restart came after the model's last answer was stored: the turn only has its ending left.
+  if (turn.resume && endsWithAnswer(history)) return { stopReason: "end_turn" };
   const record = store.record()!;
   await ports.mcp?.ready();
   const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
+  const pendingCalls = turn.resume ? resumeCalls(ports, tools, history) : { rerun: [], interrupted: false };
+  if (pendingCalls.interrupted) history = store.history();
   const memory = over.systemPrompt ? "" : await memoryForPrompt(store, ports.memory);
   const subagents = ports.subagents();
   const gate = new PermissionGate({
@@ -120,7 +136,16 @@ export async function runModelTurn(
     addSessionRule: (rule) => store.updateRecord({ allowRules: [...new Set([...store.record()!.allowRules, rule])] }),
     hasTenantRule: (rule) => ports.permissionRules.has(record.tenant, record.cwd, rule),
     addTenantRule: (rule) => ports.permissionRules.add(record.tenant, record.cwd, rule),
-    askClient: (params, options) => client.request("session/request_permission", params, options),
+    askClient: async (params, options) => {
+      // A restart while the question is open asks it again instead of calling the tool interrupted.
+      const toolCallId = (params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId;
+      if (toolCallId) ports.steps.phase(toolCallId, "asking");
+      try {
+        return await client.request("session/request_permission", params, options);
+      } finally {
+        if (toolCallId) ports.steps.phase(toolCallId, "started");
+      }
+    },
     timeoutMs: ports.permissionTimeoutMs,
     ...(over.gateLabel ? { label: over.gateLabel } : {}),
     ...(over.autoDeny ? { autoDeny: over.autoDeny } : {}),
@@ -132,6 +157,7 @@ export async function runModelTurn(
       tools,
       reasoningEffort: record.reasoningEffort,
       ...(over.maxModelCalls ? { maxModelCalls: over.maxModelCalls } : {}),
+      ...(pendingCalls.rerun.length ? { pendingCalls: pendingCalls.rerun } : {}),
     },
     {
       provider,
@@ -155,6 +181,8 @@ export async function runModelTurn(
       coalesceMs: ports.coalesceMs,
       takeInjected: turn.takeInjected,
       modelCallEnded: ports.countModelCall,
+      toolStarted: (toolCallId) => ports.steps.phase(toolCallId, "started"),
+      stepDone: () => ports.steps.stepDone(),
       toolCallStarted: ports.countToolCall,
       beforeModelCall: async (messages, lastUsage) => {
         if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
@@ -164,6 +192,28 @@ export async function runModelTurn(
     },
     turn.signal,
   );
+}
+
+/**
+ * The tool calls a restart left without results: those that may run again, in
+ * order; the others get an "interrupted" result in the history now.
+ */
+function resumeCalls(ports: TurnPorts, tools: AnyTool[], history: ChatMessage[]): { rerun: ModelToolCall[]; interrupted: boolean } {
+  const phases = ports.steps.running()?.phases ?? {};
+  const rerun: ModelToolCall[] = [];
+  let interrupted = false;
+  for (const call of unansweredCalls(history)) {
+    const tool = tools.find((t) => t.name === call.name);
+    const decision = decideCall({ id: call.id, name: call.name, kind: tool?.kind, external: tool?.parameters !== undefined, phase: phases[call.id] ?? null });
+    if (decision.action === "rerun") {
+      rerun.push(call);
+      continue;
+    }
+    interrupted = true;
+    ports.log.store.appendHistory({ role: "tool", tool_call_id: call.id, content: decision.result });
+    ports.log.emit({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [{ type: "content", content: { type: "text", text: decision.result } }] });
+  }
+  return { rerun, interrupted };
 }
 
 /** Compaction on demand (`/compress`), with the same ports as a turn. */
@@ -211,6 +261,11 @@ class CompactionCheck {
     this.#usageStale = true;
     return true;
   }
+}
+
+function endsWithAnswer(history: ChatMessage[]): boolean {
+  const last = history.at(-1);
+  return last?.role === "assistant" && !last.tool_calls?.length;
 }
 
 function tokensOf(usage: ModelUsage | undefined): number {

@@ -24,6 +24,8 @@ import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import { SlotArrivals } from "./slot-arrivals.js";
+import { turnRecord } from "./turn-record.js";
+import { decideTurnResume, resumeLine } from "./resume-decision.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
@@ -56,6 +58,8 @@ export class PromptRunner {
   #injected: ChatMessage[] = [];
   /** Prompts that found the queue idle, waiting for the turn slot (see `enqueue`). */
   readonly #arrivals: SlotArrivals;
+  /** A turn a restart cut off, to continue before the queue (see `resumeInterrupted`). */
+  #resume: { row: PromptRow; released: Promise<void> } | null = null;
 
   constructor(private readonly parts: RunnerParts) {
     this.#arrivals = new SlotArrivals(parts.slots);
@@ -74,11 +78,17 @@ export class PromptRunner {
     return {
       // Running from the moment a prompt is on its way, not only while its turn runs: a
       // reconnecting client that hears "idle" sends its unanswered prompt again.
-      state: this.#current || this.#draining || this.#arrivals.waiting ? "running" : "idle",
+      state: this.#current || this.#draining || this.#resume || this.#arrivals.waiting ? "running" : "idle",
       ...(record?.lastStopReason ? { lastStopReason: record.lastStopReason } : {}),
+      ...(record?.lastError ? { lastError: record.lastError } : {}),
       ...(record?.lastTurn ? { lastRequestId: record.lastTurn.requestId, lastConnectionId: record.lastTurn.connectionId } : {}),
       ...(record?.interruptedPrompt ? { interruptedPrompt: record.interruptedPrompt } : {}),
+      ...(this.#current || this.#resume ? { resumes: this.#steps.running()?.resumes ?? 0 } : {}),
     };
+  }
+
+  get #steps() {
+    return this.parts.turn.steps;
   }
 
   /**
@@ -159,9 +169,34 @@ export class PromptRunner {
     await this.#draining;
   }
 
-  /** After a restart: a turn that was running is recorded as interrupted, never silently lost. */
-  recoverInterrupted(): void {
+  /**
+   * After a restart: the turn that was running continues from its last
+   * completed step, within the bounds (`decideTurnResume`); past them, or for
+   * a sub-agent's task (its parent holds what the task needs), it is recorded
+   * as interrupted with its prompt kept for `/retry`, never silently lost.
+   *
+   * @param released the old instance's turn slot going back, before the resumed turn takes one.
+   */
+  resumeInterrupted(released: Promise<void>, canResume: boolean): void {
     const store = this.#store;
+    const row = store.promptsIn("running")[0];
+    const turn = this.#steps.running();
+    if (row && turn?.promptId === row.id && canResume) {
+      const decision = decideTurnResume(turn, Date.now());
+      if (decision.action === "resume") {
+        this.#steps.resumed(decision.resumes);
+        this.#resume = { row, released };
+        this.#log.emit(agentMessageChunk(resumeLine(decision.resumes), this.parts.turn.newId()));
+        this.#drain();
+        return;
+      }
+    }
+    this.#recordInterrupted();
+  }
+
+  #recordInterrupted(): void {
+    const store = this.#store;
+    this.#steps.end();
     const cut = [...store.promptsIn("running"), ...store.promptsIn("queued")];
     if (cut.length === 0) return;
     const texts = cut.map((r) => promptText(r.prompt));
@@ -198,6 +233,7 @@ export class PromptRunner {
   async #work(): Promise<void> {
     this.parts.keepAlive(true);
     try {
+      if (this.#resume) await this.#resumeTurn(this.#resume);
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
         const slotReady = this.#arrivals.claim();
@@ -222,9 +258,21 @@ export class PromptRunner {
       await this.parts.slots.holdTurn();
       return true;
     } catch (err) {
-      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: "end_turn", error: toErrorResponse(err) });
+      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
       return false;
     }
+  }
+
+  async #resumeTurn({ row, released }: { row: PromptRow; released: Promise<void> }): Promise<void> {
+    await released;
+    try {
+      await this.parts.slots.holdTurn();
+    } catch (err) {
+      this.#resume = null;
+      return this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
+    }
+    this.#resume = null;
+    await this.#run(row, true);
   }
 
   /** From the session's heartbeat while a turn runs. */
@@ -232,23 +280,26 @@ export class PromptRunner {
     if (this.#draining) void this.parts.slots.renew();
   }
 
-  async #run(row: PromptRow): Promise<void> {
+  async #run(row: PromptRow, resume = false): Promise<void> {
     const store = this.#store;
-    store.setPromptState(row.id, "running");
+    if (!resume) {
+      store.setPromptState(row.id, "running");
+      this.#steps.begin(row.id, Date.now());
+    }
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
     // Usage is counted as it is spent (the turn now, each model call as it ends and each tool call as it starts:
     // `countModelCall`, `countToolCall`), so a turn a restart cuts off still counts.
-    this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
+    if (!resume) this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
-      outcome = await this.#turn(row, task, controller.signal);
+      outcome = await this.#turn(row, task, controller.signal, resume);
     } catch (err) {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       // The cause stays in the log: its message may carry internals (a query's SQL and parameters).
       this.#log.emit(agentMessageChunk("\n\n⚠️ The turn failed inside the service; the operator's log has the cause. Your prompt was kept: /retry runs it again.", this.parts.turn.newId()));
-      outcome = { stopReason: "end_turn", error: toErrorResponse(internalError("the turn failed inside the service")) };
+      outcome = { stopReason: null, error: toErrorResponse(internalError("the turn failed inside the service")) };
     } finally {
       this.#current = null;
       this.#injected = [];
@@ -256,15 +307,15 @@ export class PromptRunner {
     await this.#finish(row, outcome);
   }
 
-  async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal): Promise<RunOutcome> {
+  async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal, resume: boolean): Promise<RunOutcome> {
     const store = this.#store;
     const { turn } = this.parts;
     const userMessageId = turn.newId();
     const author = this.#log.userOf(row.connectionId);
-    for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId, author), { promptedThrough: row.connectionId });
+    if (!resume) for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId, author), { promptedThrough: row.connectionId });
     let prompt = row.prompt;
-    // A task's goal is never a slash command, whatever it starts with.
-    const command = task ? null : parseSlashCommand(prompt);
+    // A task's goal is never a slash command, whatever it starts with; a resumed turn continues from its history.
+    const command = task || resume ? null : parseSlashCommand(prompt);
     if (command) {
       // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
       await turn.mcp?.ready();
@@ -294,7 +345,7 @@ export class PromptRunner {
         this.parts.index.update({ title });
       }
       if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides });
+      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides, resume });
     } finally {
       if (!released) void this.parts.index.release();
     }
@@ -313,17 +364,19 @@ export class PromptRunner {
   /** The end of every turn, prompt or task: stored, announced, indexed, then answered. */
   async #finish(row: PromptRow, outcome: RunOutcome, extra: { interrupted?: boolean } = {}): Promise<void> {
     const store = this.#store;
-    const stopReason: StopReason = outcome.stopReason;
     if (outcome.usage) {
       const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
       store.updateRecord({ lastUsage: used });
       this.#log.emit(usageUpdate(used, this.#contextWindow()));
     }
-    store.setPromptState(row.id, extra.interrupted ? "interrupted" : "done", stopReason);
-    store.updateRecord({ lastStopReason: stopReason, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
+    const ended = turnRecord(outcome, extra.interrupted === true);
+    if (this.#steps.running()?.promptId === row.id) this.#steps.end();
+    store.setPromptState(row.id, ended.state, ended.stopReason);
+    store.updateRecord({ ...ended.record, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
     this.#log.emitTurnEnded({
       sessionId: store.record()!.sessionId,
-      stopReason,
+      // The notification's schema needs a stop reason; its `error`, when present, is the answer (see `readTurnEnded`).
+      stopReason: outcome.stopReason ?? "end_turn",
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });
@@ -335,7 +388,7 @@ export class PromptRunner {
     const task = this.#tasks.get(row.id);
     this.#tasks.delete(row.id);
     task?.settle(outcome);
-    this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason } });
+    this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason ?? "end_turn" } });
     this.parts.turnEnded();
   }
 }

@@ -31,7 +31,10 @@ export interface SessionRecord {
   status: SessionStatus;
   createdAt: string;
   updatedAt: string;
+  /** Null when the last turn failed (see `lastError`) or none has ended. */
   lastStopReason: string | null;
+  /** The JSON-RPC error the last turn failed with; null (or absent) when it stopped normally. */
+  lastError?: { code: number; message: string } | null;
   /** Who sent the prompt of the last finished turn, so a reconnecting proxy can tell if it was its own. */
   lastTurn?: { requestId: string | number | null; connectionId: string | null };
   reasoningEffort: "low" | "medium" | "high";

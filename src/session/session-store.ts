@@ -36,7 +36,7 @@ const MIGRATIONS: string[][] = [
   [`ALTER TABLE attachments ADD COLUMN access TEXT`],
 ];
 
-export type PromptState = "queued" | "running" | "done" | "interrupted";
+export type PromptState = "queued" | "running" | "done" | "interrupted" | "failed";
 export type RequestId = string | number | null;
 
 export interface PromptRow {

@@ -43,6 +43,7 @@ import type { OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
 import { SettingsController } from "./session-settings.js";
 import { normalizeTitle, setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
+import { TurnSteps } from "./turn-steps.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
 import { UpstreamTunnels } from "./upstream-tunnels.js";
@@ -149,6 +150,7 @@ export class Session {
       subagents: () => (this.subagents.canDelegate() ? this.subagents : undefined),
       upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
       mcp: this.mcp,
+      steps: new TurnSteps(sql),
     };
     this.runner = new PromptRunner({
       turn,
@@ -432,15 +434,17 @@ export class Session {
   }
 
   /**
-   * After a restart: the cut turn and its sub-agents are recorded as interrupted;
+   * After a restart: the cut turn resumes (or, past its bounds, is recorded as
+   * interrupted), and its sub-agents are recorded as interrupted;
    * pending index writes and search rows go out; a turn slot the old object
    * held goes back, with the usage it had not sent.
    */
   #recover(): void {
-    this.runner.recoverInterrupted();
+    // The old instance's turn slot goes back first; a resumed turn then takes one of its own.
+    const released = this.slots.releaseTurn().catch(() => undefined);
+    this.runner.resumeInterrupted(released, this.store.record()!.kind !== "subagent");
     void this.indexWriter.flush();
     this.searchFeed.catchUp();
-    void this.slots.releaseTurn();
     void this.subagents.recoverInterrupted().then((ids) => {
       if (ids.length === 0) return;
       const n = ids.length === 1 ? "1 sub-agent was" : `${ids.length} sub-agents were`;

@@ -129,6 +129,9 @@ export class UpdateLog {
     this.#forget(connectionId);
     this.requests.orphan(connectionId, ORPHAN_GRACE_MS);
     this.onDetach(connectionId);
+    // An editor attached already (a resumed turn asked the connection a restart had cut): it takes them now.
+    const newest = this.attached()[0];
+    if (newest) this.resendOrphaned(newest[0]);
   }
 
   /** Close and delete: every connection is let go and nothing waits for them. */

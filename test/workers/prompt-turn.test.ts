@@ -392,6 +392,10 @@ describe("model failures", () => {
     const [ended] = client.turnsEnded(sessionId);
     expect(ended!.params.stopReason).toBe("end_turn");
     expect(ended!.params.error).toEqual({ code: -32603, message: res.error.message });
+    // Stored as failed, with its error: never as end_turn.
+    const loaded = await client.call("session/resume", { sessionId, cwd: "/work/project" });
+    expect((loaded as any)._meta.hermes.turn).toMatchObject({ state: "idle", lastError: { code: -32603, message: res.error.message } });
+    expect((loaded as any)._meta.hermes.turn.lastStopReason).toBeUndefined();
 
     const again = await client.prompt(sessionId, "once more").response;
     expect(again.result).toEqual({ stopReason: "end_turn" });

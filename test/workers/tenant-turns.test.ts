@@ -146,12 +146,15 @@ describe("usage of a turn a restart cuts off", () => {
     await abortAllDurableObjects();
     await sleep(50);
 
-    // The restarted session object gives its slot back with the usage it had kept.
-    const b = await TestClient.ready({ token: key });
+    // The restarted session object gives its slot back with the usage it had kept, and resumes the turn:
+    // the read that was waiting on the editor is asked again, then the model is called once more.
+    const b = await TestClient.ready({ token: key }, { _meta: { hermes: { turnEnded: true } } });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
-    const usage = await todaysUsage(key, (t) => t.modelCalls === 1);
-    // Both tool calls had started (both were waiting for the editor): both count.
-    expect(usage.total).toEqual({ turns: 1, modelCalls: 1, inputTokens: 11, outputTokens: 2, toolCalls: 2, subagents: 0 });
+    await b.turnEnded(sessionId, 0, 30_000);
+    const usage = await todaysUsage(key, (t) => t.modelCalls === 2);
+    // Both reads had started before the restart: both count; the resumed turn asks both again, and they count again; the resume is no new turn.
+    expect(usage.total).toMatchObject({ turns: 1, modelCalls: 2, toolCalls: 4, subagents: 0 });
+    expect(usage.total.inputTokens).toBeGreaterThan(11);
     a.close();
     b.close();
   });

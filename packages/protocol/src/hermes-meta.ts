@@ -88,6 +88,10 @@ export function readConnectionId(result: unknown): string | undefined {
 export const zTurnState = loose({
   state: z.enum(["idle", "running"]),
   lastStopReason: z.string().nullish(),
+  /** The error the last turn failed with (it then has no stop reason): the prompt's answer is this error. */
+  lastError: loose({ code: z.number().int(), message: z.string() }).nullish(),
+  /** How often the running turn has resumed after a restart (present while it runs). */
+  resumes: z.number().int().nonnegative().optional(),
   /** The JSON-RPC id and Acp-Connection-Id of the prompt whose turn ended last. */
   lastRequestId: zRequestId.nullish(),
   lastConnectionId: z.string().nullish(),

@@ -231,8 +231,14 @@ export class ReconnectTracker {
     if (turn?.state !== "idle") return { answers, resend };
     for (const [key, pending] of earlier) {
       if (this.#wasLastTurn(pending, turn)) {
-        const { lastStopReason } = turn;
-        answers.push(lastStopReason != null ? { id: pending.id, result: { stopReason: lastStopReason } } : { id: pending.id, error: turnOutcomeUnknown(sessionId) });
+        const { lastStopReason, lastError } = turn;
+        answers.push(
+          lastError
+            ? { id: pending.id, error: lastError }
+            : lastStopReason != null
+              ? { id: pending.id, result: { stopReason: lastStopReason } }
+              : { id: pending.id, error: turnOutcomeUnknown(sessionId) },
+        );
         this.#pending.delete(key);
       } else if (!pending.resent) {
         pending.resent = true;

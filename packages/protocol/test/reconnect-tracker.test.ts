@@ -240,6 +240,13 @@ describe("ReconnectTracker: pending prompts", () => {
     expect(t.isPending(5)).toBe(false);
   });
 
+  it("answers with the stored error when the resumed session's last turn was this prompt and it failed", () => {
+    const t = promptSentThenDropped();
+    const lastError = { code: -32603, message: "The model request failed after 3 tries" };
+    const decision = t.reattached("s1", idle({ lastStopReason: null, lastError, lastRequestId: 5, lastConnectionId: "c1" }));
+    expect(decision).toEqual({ answers: [{ id: 5, error: lastError }], resend: [] });
+  });
+
   it("answers with an error when the last turn was this prompt but the service has no lastStopReason", () => {
     const t = promptSentThenDropped();
     const { answers, resend } = t.reattached("s1", idle({ lastRequestId: 5, lastConnectionId: "c1" }));

@@ -509,8 +509,9 @@ describe("runTurn: model failures", () => {
     const outcome = await runTurn(turnInput(key), h.deps, new AbortController().signal);
     const message =
       "The model request failed after 3 tries: model API answered 500: 500 kaboom. The session is intact; send your prompt again to retry.";
+    // A failure is never a stop reason: the outcome carries the error instead.
     expect(outcome).toEqual({
-      stopReason: "end_turn",
+      stopReason: null,
       usage: undefined,
       totalUsage: { promptTokens: 0, completionTokens: 0 },
       modelCalls: 1,
@@ -551,7 +552,7 @@ describe("runTurn: model failures", () => {
     const h = harness();
     const outcome = await runTurn(turnInput(key), h.deps, new AbortController().signal);
     expect(mock.calls(key)).toHaveLength(1);
-    expect(outcome.stopReason).toBe("end_turn");
+    expect(outcome.stopReason).toBeNull();
     expect(outcome.error?.message).toMatch(/^The model request failed: model API unreachable: .+\. The session is intact/);
     const streamed = h.updates.slice(0, -1);
     const streamedText = streamed.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "?")).join("");

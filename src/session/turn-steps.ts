@@ -1,0 +1,62 @@
+/**
+ * The running turn's own record in the session's SQLite: which prompt row
+ * runs, when it started, how often it has resumed, and where each tool call
+ * of its current step stands. Together with the history (every model answer
+ * and tool result is a row, written before the next step begins) it is the
+ * turn's state: a restarted object reads it to continue the turn.
+ */
+import type { RunningTurn, ToolPhase } from "./resume-decision.js";
+
+interface Stored extends RunningTurn {
+  phases: Record<string, ToolPhase>;
+}
+
+export class TurnSteps {
+  #turn: Stored | null | undefined;
+
+  constructor(private readonly sql: SqlStorage) {
+    // Its own table: the store's schema steps are not touched by the turn's bookkeeping.
+    sql.exec(`CREATE TABLE IF NOT EXISTS turn_steps (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)`);
+  }
+
+  /** The turn recorded as running, if any. */
+  running(): (RunningTurn & { phases: Readonly<Record<string, ToolPhase>> }) | null {
+    if (this.#turn === undefined) {
+      const row = this.sql.exec<{ body: string }>(`SELECT body FROM turn_steps WHERE id = 1`).toArray()[0];
+      this.#turn = row ? (JSON.parse(row.body) as Stored) : null;
+    }
+    return this.#turn;
+  }
+
+  begin(promptId: number, now: number): void {
+    this.#save({ promptId, startedAt: now, resumes: 0, phases: {} });
+  }
+
+  resumed(resumes: number): void {
+    const turn = this.running();
+    if (turn) this.#save({ ...turn, phases: { ...turn.phases }, resumes });
+  }
+
+  /** A tool call started, or began or stopped waiting on the editor. Written with the step's other rows. */
+  phase(toolCallId: string, phase: ToolPhase): void {
+    const turn = this.running();
+    if (turn) this.#save({ ...turn, phases: { ...turn.phases, [toolCallId]: phase } });
+  }
+
+  /** A model message's tool calls all have results: their phases are history now. */
+  stepDone(): void {
+    const turn = this.running();
+    if (turn && Object.keys(turn.phases).length > 0) this.#save({ ...turn, phases: {} });
+  }
+
+  end(): void {
+    if (this.running() === null) return;
+    this.sql.exec(`DELETE FROM turn_steps WHERE id = 1`);
+    this.#turn = null;
+  }
+
+  #save(turn: Stored): void {
+    this.sql.exec(`INSERT OR REPLACE INTO turn_steps (id, body) VALUES (1, ?)`, JSON.stringify(turn));
+    this.#turn = turn;
+  }
+}
