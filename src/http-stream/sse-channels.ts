@@ -16,6 +16,8 @@ interface Sent {
   id: string;
   seq: number | undefined;
   data: string;
+  /** Written to a stream once; frames sent while none was open go out when one opens. */
+  written: boolean;
 }
 
 interface Channel {
@@ -54,7 +56,8 @@ export class SseChannels {
     channel.writer = writer;
     // A comment first, so the client sees the stream open before any event.
     void writer.write(encoder.encode(": open\n\n")).catch(() => undefined);
-    if (lastEventId !== null) for (const event of missedAfter(channel.sent, lastEventId)) this.#write(channel, event);
+    const missed = lastEventId === null ? channel.sent.filter((e) => !e.written) : missedAfter(channel.sent, lastEventId);
+    for (const event of missed) this.#write(channel, event);
     this.#touch(key, channel);
     return new Response(readable, {
       status: 200,
@@ -85,7 +88,7 @@ export class SseChannels {
       channel.after += 1;
       id = `${channel.lastSeq}.${channel.after}`;
     }
-    const event: Sent = { id, seq, data: frame };
+    const event: Sent = { id, seq, data: frame, written: false };
     channel.sent.push(event);
     if (channel.sent.length > BUFFERED_EVENTS) channel.sent.shift();
     this.#write(channel, event);
@@ -119,6 +122,7 @@ export class SseChannels {
   #write(channel: Channel, event: Sent): void {
     const writer = channel.writer;
     if (!writer) return;
+    event.written = true;
     writer.write(encoder.encode(sseEvent(event.id, event.data))).catch(() => {
       // The client went away: later frames wait in the buffer for its Last-Event-ID.
       if (channel.writer === writer) channel.writer = undefined;
