@@ -3,6 +3,7 @@
  * client, against wrangler dev and the mock model: the same connection and
  * method table as a WebSocket client, SSE streams, statuses and Last-Event-ID.
  */
+import type { ClientCapabilities } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { useE2eService } from "./e2e-service.js";
 import { connectHttpSdk, type HttpSdkClient } from "./http-client.js";
@@ -14,7 +15,7 @@ const OTHER_TOKEN = "e2e-http-other";
 const e2e = useE2eService(`${TOKEN},other:${OTHER_TOKEN}`);
 const CWD = "/home/dev/project";
 
-async function connect(handlers: Parameters<typeof connectHttpSdk>[2] = {}, caps = {}): Promise<HttpSdkClient> {
+async function connect(handlers: Parameters<typeof connectHttpSdk>[2] = {}, caps: ClientCapabilities = {}): Promise<HttpSdkClient> {
   const c = connectHttpSdk(e2e.server.url, TOKEN, handlers);
   e2e.clients.push({ close: () => c.close() } as never);
   const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
