@@ -92,7 +92,7 @@ export async function handleHttp(connection: Connection, request: Request): Prom
     connection.state.save({ tenant, initialized: false, protocolVersion: null, clientCapabilities: {}, sessions: [], http: true });
     await connection.watchKey(request);
     const answer = channels(connection).capture(message.id);
-    void connection.receive(text);
+    void connection.receive(text).catch((err: unknown) => console.error("initialize over HTTP failed", err));
     return new Response(await answer, { status: 200, headers: { "Content-Type": "application/json", [CONNECTION_ID_HEADER]: connection.id } });
   }
   const refused = owned(connection, request);
@@ -108,7 +108,7 @@ export async function handleHttp(connection: Connection, request: Request): Prom
   const streams = channels(connection);
   if (sessionId && "method" in message && message.id !== undefined) streams.requestFor(sessionId, message.id);
   // Queued in arrival order before the 202, so the client's next POST comes after this one.
-  void connection.receive(text);
+  void connection.receive(text).catch((err: unknown) => console.error("a POSTed message failed", { connectionId: connection.id, err }));
   return new Response(null, { status: 202 });
 }
 
