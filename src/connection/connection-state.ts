@@ -17,6 +17,8 @@ export interface ConnectionState {
   binaryIgnored?: boolean;
   /** After `logout`, until `authenticate`. */
   loggedOut?: boolean;
+  /** Opened over Streamable HTTP (POST initialize) rather than a WebSocket upgrade. */
+  http?: boolean;
 }
 
 export class ConnectionStateStore {

@@ -22,6 +22,7 @@ import type { Env } from "../env.js";
 import { checkKey, currentKeyStatus, watchKey } from "../keys/key-watch.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import type { SessionRpc } from "../session/session-rpc.js";
+import type { ClientLink } from "./client-link.js";
 import { ConnectionStateStore } from "./connection-state.js";
 import {
   decodeFrame,
@@ -63,6 +64,8 @@ export class Connection {
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
   readonly #inOrder = serialQueue();
   readonly #maxFrameBytes: number;
+  /** Set when the client speaks Streamable HTTP: frames go to SSE streams instead of a WebSocket. */
+  link: ClientLink | undefined;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -116,6 +119,11 @@ export class Connection {
     this.state.clear();
   }
 
+  /** Streamable HTTP's initialize POST: the managed key is watched as for an upgrade. */
+  watchKey(request: Request): Promise<void> {
+    return watchKey(this.ctx, request);
+  }
+
   /** The alarm: a connection made with a managed key closes once the key is revoked or expires. */
   checkKey(): Promise<void> {
     return checkKey(this.ctx, this.env.DB);
@@ -128,14 +136,14 @@ export class Connection {
 
   /** Frames from session objects; false when the socket is gone. */
   deliver(frames: string[]): boolean {
-    const ws = this.#socket();
-    if (!ws) return false;
-    for (const frame of frames) ws.send(frame);
+    const out = this.link ?? this.#socket();
+    if (!out) return false;
+    for (const frame of frames) out.send(frame);
     return true;
   }
 
   send(frame: string): void {
-    this.#socket()?.send(frame);
+    (this.link ?? this.#socket())?.send(frame);
   }
 
   /** This connection as session objects see it. */

@@ -1,6 +1,6 @@
 /**
- * One Durable Object per transport connection. WebSocket handlers and RPC
- * only: each is one call into `Connection`, which holds the socket's state
+ * One Durable Object per transport connection. WebSocket handlers, Streamable
+ * HTTP requests and RPC only: each is one call into `Connection`, which holds the socket's state
  * and dispatches its frames. Session objects reach it through `ConnectionRpc`.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -9,6 +9,7 @@ import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { errorResponse } from "../http/http-error.js";
+import { handleHttp } from "../http-stream/http-transport.js";
 import { guarded, type EntryContext } from "./entry-point.js";
 
 export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {
@@ -22,7 +23,8 @@ export class ConnectionObject extends DurableObject<Env> implements ConnectionRp
   override async fetch(request: Request): Promise<Response> {
     // The one JSON error shape of every route (logged with its cause by `guarded`).
     const failed = errorResponse({ code: ErrorCode.internalError, message: "the connection could not be set up" }, { expose: true });
-    return guarded(this.#where("fetch"), failed, () => this.#connection.accept(request));
+    const upgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
+    return guarded(this.#where("fetch"), failed, () => (upgrade ? this.#connection.accept(request) : handleHttp(this.#connection, request)));
   }
 
   override async webSocketMessage(_ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

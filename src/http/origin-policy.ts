@@ -60,7 +60,9 @@ export function corsPolicy(): MiddlewareHandler<BrowserEnv> {
   const headers = cors({
     origin: (origin) => origin || null,
     allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
-    allowHeaders: ["Authorization", "Content-Type"],
+    // The Acp-* headers are Streamable HTTP's (POST/GET /acp); a browser client must be able to send and read them.
+    allowHeaders: ["Authorization", "Content-Type", "Acp-Connection-Id", "Acp-Session-Id", "Last-Event-ID"],
+    exposeHeaders: ["Acp-Connection-Id"],
     maxAge: 600,
   });
   return async function corsPolicyMiddleware(c, next) {

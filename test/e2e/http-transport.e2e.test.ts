@@ -1,0 +1,223 @@
+/**
+ * ACP over Streamable HTTP on /acp with the SDK's own `createHttpStream`
+ * client, against wrangler dev and the mock model: the same connection and
+ * method table as a WebSocket client, SSE streams, statuses and Last-Event-ID.
+ */
+import type { ClientCapabilities } from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import { useE2eService } from "./e2e-service.js";
+import { connectHttpSdk, type HttpSdkClient } from "./http-client.js";
+import { agentText, connectSdk } from "./sdk-client.js";
+
+const TOKEN = "e2e-http-token";
+const OTHER_TOKEN = "e2e-http-other";
+// A second tenant ("other") beside the suite's, for the other-tenant 404.
+const e2e = useE2eService(`${TOKEN},other:${OTHER_TOKEN}`);
+const CWD = "/home/dev/project";
+
+async function connect(handlers: Parameters<typeof connectHttpSdk>[2] = {}, caps: ClientCapabilities = {}): Promise<HttpSdkClient> {
+  const c = connectHttpSdk(e2e.server.url, TOKEN, handlers);
+  e2e.clients.push({ close: () => c.close() } as never);
+  const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
+  expect(init.protocolVersion).toBe(1);
+  return c;
+}
+
+function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${e2e.server.url}/acp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
+
+async function rawConnection(): Promise<string> {
+  const res = await post(INIT);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("Content-Type")).toContain("application/json");
+  expect(((await res.json()) as { result: { protocolVersion: number } }).result.protocolVersion).toBe(1);
+  return res.headers.get("Acp-Connection-Id")!;
+}
+
+/** Reads SSE events from a GET until `until` holds or the time runs out. */
+async function readEvents(res: Response, until: (events: { id: string; data: any }[]) => boolean, ms = 60_000): Promise<{ id: string; data: any }[]> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: { id: string; data: any }[] = [];
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (!until(events) && Date.now() < deadline) {
+    const next = await Promise.race([reader.read(), new Promise<"late">((r) => setTimeout(() => r("late"), deadline - Date.now()))]);
+    if (next === "late") break;
+    const { value, done } = next;
+    if (done) break;
+    text += value;
+    let cut: number;
+    while ((cut = text.indexOf("\n\n")) >= 0) {
+      const block = text.slice(0, cut);
+      text = text.slice(cut + 2);
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+      if (id !== undefined && data) events.push({ id, data: JSON.parse(data) });
+    }
+  }
+  await reader.cancel().catch(() => undefined);
+  return events;
+}
+
+describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
+  it("initializes, creates a session and streams a prompt over SSE", async () => {
+    e2e.mock.setScript("http-stream", [{ chunks: ["Hello", " over", " HTTP"], chunkDelayMs: 5 }]);
+    const c = await connect();
+    const { sessionId } = await c.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const answer = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi [[mock:http-stream]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(agentText(c.updates, sessionId)).toBe("Hello over HTTP");
+    // The prompt was POSTed with both headers and accepted with 202; the session's stream was opened.
+    expect(c.requests.find((r) => r.method === "POST" && r.sessionId === sessionId)?.status).toBe(202);
+    expect(c.requests.some((r) => r.method === "GET" && r.sessionId === sessionId && r.status === 200)).toBe(true);
+  });
+
+  it("asks permission and has the client write the file, both answered by POST", async () => {
+    e2e.mock.setScript("http-write", [
+      { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: `${CWD}/out.txt`, content: "new\n" } }] },
+      { chunks: ["written"] },
+    ]);
+    const asked: any[] = [];
+    const writes: any[] = [];
+    const c = await connect(
+      {
+        permission: (p) => (asked.push(p), { outcome: { outcome: "selected", optionId: p.options.find((o: any) => o.kind.startsWith("allow")).optionId } }),
+        writeTextFile: (p) => (writes.push(p), {}),
+      },
+      { fs: { readTextFile: true, writeTextFile: true } },
+    );
+    const { sessionId } = await c.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const answer = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write [[mock:http-write]]" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(asked).toHaveLength(1);
+    expect(writes).toEqual([expect.objectContaining({ sessionId, path: `${CWD}/out.txt`, content: "new\n" })]);
+    expect(agentText(c.updates, sessionId)).toBe("written");
+  });
+
+  it("cancels a running turn", async () => {
+    e2e.mock.setScript("http-cancel", [{ tokens: 2000, chunkDelayMs: 20 }]);
+    const c = await connect();
+    const { sessionId } = await c.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const running = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "long [[mock:http-cancel]]" }] });
+    await expect.poll(() => agentText(c.updates, sessionId).length, { timeout: 60_000 }).toBeGreaterThan(0);
+    await c.agent.notify("session/cancel", { sessionId });
+    expect((await running).stopReason).toBe("cancelled");
+  });
+
+  it("streams two sessions at once on one connection", async () => {
+    e2e.mock.setScript("http-a", [{ chunks: ["alpha", " one"], chunkDelayMs: 20 }]);
+    e2e.mock.setScript("http-b", [{ chunks: ["beta", " two"], chunkDelayMs: 20 }]);
+    const c = await connect();
+    const a = await c.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const b = await c.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const [ra, rb] = await Promise.all([
+      c.agent.request("session/prompt", { sessionId: a.sessionId, prompt: [{ type: "text", text: "a [[mock:http-a]]" }] }),
+      c.agent.request("session/prompt", { sessionId: b.sessionId, prompt: [{ type: "text", text: "b [[mock:http-b]]" }] }),
+    ]);
+    expect([ra.stopReason, rb.stopReason]).toEqual(["end_turn", "end_turn"]);
+    expect(agentText(c.updates, a.sessionId)).toBe("alpha one");
+    expect(agentText(c.updates, b.sessionId)).toBe("beta two");
+  });
+
+  it("loads the session on a second connection, and a WebSocket client watches the HTTP client's turn", async () => {
+    // The mock keys a conversation by its first message: one script, a step per turn.
+    e2e.mock.setScript("http-load", [{ chunks: ["first"] }, { chunks: ["watched", " turn"], chunkDelayMs: 5 }]);
+    const first = await connect();
+    const { sessionId } = await first.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    await first.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one [[mock:http-load]]" }] });
+    const second = await connect();
+    await second.agent.request("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    expect(agentText(second.updates, sessionId)).toBe("first");
+
+    const ws = await connectSdk(e2e.server.wsUrl, TOKEN);
+    e2e.clients.push(ws);
+    await ws.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    await ws.agent.request("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const before = agentText(ws.updates, sessionId);
+    const answer = await second.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    await expect.poll(() => agentText(ws.updates, sessionId).slice(before.length), { timeout: 30_000 }).toBe("watched turn");
+  });
+
+  it("resumes a dropped session stream from Last-Event-ID with what it missed", async () => {
+    e2e.mock.setScript("http-resume", [{ chunks: ["a", "b", "c", "d", "e", "f"], chunkDelayMs: 250 }]);
+    const connectionId = await rawConnection();
+    const created = await post({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: CWD, mcpServers: [] } }, { "Acp-Connection-Id": connectionId });
+    expect(created.status).toBe(202);
+    const main = await fetch(`${e2e.server.url}/acp`, { headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId } });
+    const [newAnswer] = await readEvents(main, (ev) => ev.some((e) => e.data.id === 2));
+    const sessionId = newAnswer!.data.result.sessionId as string;
+    const sse = (last?: string) =>
+      fetch(`${e2e.server.url}/acp`, {
+        headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId, "Acp-Session-Id": sessionId, ...(last ? { "Last-Event-ID": last } : {}) },
+      });
+    const firstStream = await sse();
+    expect(firstStream.status).toBe(200);
+    const prompted = await post(
+      { jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "go [[mock:http-resume]]" }] } },
+      { "Acp-Connection-Id": connectionId, "Acp-Session-Id": sessionId },
+    );
+    expect(prompted.status).toBe(202);
+    const isChunk = (e: { data: any }) => e.data.params?.update?.sessionUpdate === "agent_message_chunk";
+    // Drop the stream after the first chunk, while the turn goes on.
+    const early = await readEvents(firstStream, (ev) => ev.some(isChunk));
+    const lastId = early.at(-1)!.id;
+    expect(Number(lastId)).toBe(early.at(-1)!.data.params._meta.hermes.seq);
+    const resumed = await sse(lastId);
+    const rest = await readEvents(resumed, (ev) => ev.some((e) => e.data.id === 3));
+    const text = [...early, ...rest].filter(isChunk).map((e) => e.data.params.update.content.text).join("");
+    expect(early.filter(isChunk).length).toBeGreaterThan(0);
+    expect(text).toBe("abcdef");
+    expect(rest.find((e) => e.data.id === 3)?.data.result.stopReason).toBe("end_turn");
+    const seqs = [...early, ...rest].map((e) => e.data.params?._meta?.hermes?.seq).filter((s) => s !== undefined);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it("answers the error statuses: 400, 404, 409, 401, 429 and a foreign Origin", async () => {
+    const notInit = await post({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: CWD, mcpServers: [] } });
+    expect(notInit.status).toBe(400);
+    expect(((await notInit.json()) as any).error.message).toContain("must be an initialize request");
+    expect((await post({ not: "json-rpc" })).status).toBe(400);
+
+    const unknown = await post({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "x" } }, { "Acp-Connection-Id": "0".repeat(64) });
+    expect(unknown.status).toBe(404);
+    expect((await post(INIT, { "Acp-Connection-Id": "not-an-id" })).status).toBe(404);
+
+    const connectionId = await rawConnection();
+    const foreign = await fetch(`${e2e.server.url}/acp`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${OTHER_TOKEN}`, "Content-Type": "application/json", "Acp-Connection-Id": connectionId },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "session/list", params: {} }),
+    });
+    expect(foreign.status).toBe(404);
+
+    const conflict = await post(
+      { jsonrpc: "2.0", id: 6, method: "session/prompt", params: { sessionId: "sess-not-attached", prompt: [] } },
+      { "Acp-Connection-Id": connectionId, "Acp-Session-Id": "sess-not-attached" },
+    );
+    expect(conflict.status).toBe(409);
+
+    const origin = await post(INIT, { Origin: "https://evil.example" });
+    expect(origin.status).toBe(403);
+
+    const deleted = await fetch(`${e2e.server.url}/acp`, { method: "DELETE", headers: { Authorization: `Bearer ${TOKEN}`, "Acp-Connection-Id": connectionId } });
+    expect(deleted.status).toBe(202);
+    expect((await post({ jsonrpc: "2.0", id: 7, method: "session/list", params: {} }, { "Acp-Connection-Id": connectionId })).status).toBe(404);
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 25 && !statuses.includes(429); i++) {
+      const res = await fetch(`${e2e.server.url}/acp`, { method: "POST", headers: { Authorization: "Bearer wrong", "Content-Type": "application/json" }, body: JSON.stringify(INIT) });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses[0]).toBe(401);
+    expect(statuses).toContain(429);
+  });
+});
