@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
-import { estimateTokens, shouldCompact } from "../agent/compaction.js";
+import { shouldCompact } from "../agent/compaction.js";
 import type { ChatMessage, ModelProvider, ModelUsage } from "../agent/model-provider.js";
 import { toUserContent } from "../agent/prompt-content.js";
 import type { RetryPolicy } from "../agent/retry.js";
@@ -104,9 +104,9 @@ export async function runModelTurn(
   }
   store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
   const compaction = new CompactionCheck(ports, provider, client, turn.signal);
-  // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
-  let history = store.history();
-  if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
+  // Held between turns by the store's history cache; read again only if compaction replaced it.
+  await compaction.run(store.record()!.lastUsage ?? 0);
+  const history = store.history();
   const record = store.record()!;
   await ports.mcp?.ready();
   const tools = over.tools ?? toolsForTurn(ports, turn.connectionId);
@@ -155,7 +155,7 @@ export async function runModelTurn(
       modelCallEnded: ports.countModelCall,
       toolCallStarted: ports.countToolCall,
       beforeModelCall: async (messages, lastUsage) => {
-        if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
+        if (!(await compaction.run(tokensOf(lastUsage)))) return undefined;
         return [messages[0]!, ...store.history()];
       },
       ...(ports.retry ? { retry: ports.retry } : {}),
@@ -192,13 +192,13 @@ class CompactionCheck {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** True when the history was compacted (and must be read again). */
-  async run(history: ChatMessage[], usedTokens: number): Promise<boolean> {
+  /** True when the history was compacted (and must be read again). The estimate is the store's running count. */
+  async run(usedTokens: number): Promise<boolean> {
     const used = this.#usageStale ? 0 : usedTokens;
     this.#usageStale = false;
     const { log } = this.ports;
     const window = contextWindowFor(log.store.record()!.model, this.ports.settings);
-    if (this.#failed || !shouldCompact(Math.max(estimateTokens(history), used), window)) return false;
+    if (this.#failed || !shouldCompact(Math.max(log.store.historyTokens(), used), window)) return false;
     const { segments, newId, countModelCall } = this.ports;
     const ports = { log, provider: this.provider, segments, client: this.client.capabilities, newId, countModelCall };
     const result = await compactHistory(ports, this.signal, true);
