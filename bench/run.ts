@@ -37,6 +37,7 @@ const FIGURES: FigureSpec[] = [
   { id: "4", file: "bench/history.ts", title: "session/load of 1,000 and 10,000 updates", limitMs: 17 * 60_000 },
   { id: "5", file: "bench/proxy.ts", title: "proxy memory and latency per frame", limitMs: 17 * 60_000 },
   { id: "6", file: "bench/subagents.ts", title: "three sub-agents versus one", limitMs: 17 * 60_000, optional: true },
+  { id: "8", file: "bench/long-session.ts", title: "a long session: turn cost at 2,000 turns, memory at 10 MB", limitMs: 40 * 60_000 },
 ];
 
 function argValue(name: string): string | undefined {
