@@ -33,6 +33,12 @@ function workerdRssMb(service: Service): number {
   return kb / 1024;
 }
 
+/** The mock answers with three tokens (its default echoes the prompt, which would double a 200 KB history). */
+function resetMock(service: Service): void {
+  service.mock.reset();
+  service.mock.setScript("short", Array.from({ length: 5_000 }, () => ({ tokens: 3 })));
+}
+
 interface Sample {
   cpuMs: number;
   firstTokenMs: number;
@@ -42,7 +48,7 @@ async function measureTurns(service: Service, client: WsAcpClient, sessionId: st
   const firsts: number[] = [];
   const before = service.workerCpuMs() ?? 0;
   for (let i = 0; i < n; i++) {
-    const run = await runPrompt(client, sessionId, `${label} ${i}`);
+    const run = await runPrompt(client, sessionId, `${label} ${i} [[mock:short]]`);
     firsts.push((run.firstChunkAt ?? run.reply.at) - run.sentAt);
   }
   const cpuMs = ((service.workerCpuMs() ?? 0) - before) / n;
@@ -51,8 +57,8 @@ async function measureTurns(service: Service, client: WsAcpClient, sessionId: st
 
 async function grow(service: Service, client: WsAcpClient, sessionId: string, turns: number): Promise<void> {
   for (let i = 0; i < turns; i++) {
-    await runPrompt(client, sessionId, `filler ${i}`);
-    if (i % 200 === 199) service.mock.reset(); // the mock keeps every request otherwise
+    await runPrompt(client, sessionId, `filler ${i} [[mock:short]]`);
+    if (i % 200 === 199) resetMock(service); // the mock keeps every request otherwise
   }
 }
 
@@ -62,6 +68,7 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
   else delete process.env["BENCH_SERVICE_DIR"];
   const service = await startService();
   try {
+    resetMock(service);
     const client = await WsAcpClient.open(service.wsUrl, TOKEN);
     await initialize(client);
     const { sessionId } = await newSession(client);
@@ -69,7 +76,7 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
     const at10 = await measureTurns(service, client, sessionId, samples, "small");
     ctx.checkTime(`${name}: growing`);
     await grow(service, client, sessionId, large - small - samples);
-    service.mock.reset();
+    resetMock(service);
     const atLarge = await measureTurns(service, client, sessionId, samples, "large");
     await client.close();
     ctx.log(`  ${name}: at ${small} turns ${fmt(at10.cpuMs)} ms CPU/prompt, first token ${fmt(at10.firstTokenMs)} ms; at ${large}: ${fmt(atLarge.cpuMs)} ms, ${fmt(atLarge.firstTokenMs)} ms`);
@@ -92,6 +99,7 @@ async function memory(ctx: FigureContext, dir: string | undefined, name: string)
   else delete process.env["BENCH_SERVICE_DIR"];
   const service = await startService({ extraVars: { HERMES_CONTEXT_WINDOW: "5000000" } });
   try {
+    resetMock(service);
     const client = await WsAcpClient.open(service.wsUrl, TOKEN);
     await initialize(client);
     const empty = await newSession(client);
@@ -102,9 +110,9 @@ async function memory(ctx: FigureContext, dir: string | undefined, name: string)
     const big = "lorem ipsum dolor sit amet ".repeat(Math.ceil((kb * 1024) / 27)).slice(0, kb * 1024);
     let peak = base;
     for (let i = 0; i < turns; i++) {
-      await runPrompt(client, sessionId, `${i} ${big}`, 120_000);
+      await runPrompt(client, sessionId, `${i} [[mock:short]] ${big}`, 120_000);
       peak = Math.max(peak, workerdRssMb(service));
-      if (i % 10 === 9) service.mock.reset();
+      if (i % 10 === 9) resetMock(service);
     }
     const cpuPerTurn = ((service.workerCpuMs() ?? 0) - cpuBefore) / turns;
     const growth = peak - base;
