@@ -2,17 +2,22 @@
  * Context compaction, the pure part: when to compact, which messages to
  * summarize, how to ask for the summary and what the model sees afterwards.
  */
+import { messageChars, tokensFromChars } from "./message-json.js";
 import type { ChatMessage } from "./model-provider.js";
 
 export const COMPACTION_THRESHOLD = 0.8;
 /** Cap on the transcript handed to the summarizer, so the summary call itself fits. */
 const MAX_TRANSCRIPT_CHARS = 400_000;
 
-/** A rough token count (≈4 characters a token), good enough to decide when to compact. */
-export function estimateTokens(messages: ChatMessage[]): number {
+/**
+ * A rough token count (≈4 characters a token), good enough to decide when to
+ * compact. Each message is measured once (`messageChars`); a session's running
+ * total is `SessionStore.historyTokens()`, which needs no walk at all.
+ */
+export function estimateTokens(messages: readonly ChatMessage[]): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m.content ?? "").length + ("tool_calls" in m ? JSON.stringify(m.tool_calls ?? []).length : 0);
-  return Math.ceil(chars / 4);
+  for (const m of messages) chars += messageChars(m);
+  return tokensFromChars(chars);
 }
 
 export function shouldCompact(tokens: number, contextWindow: number, threshold = COMPACTION_THRESHOLD): boolean {

@@ -1,10 +1,12 @@
 /**
  * `ModelProvider` over the `openai` package, against any OpenAI-compatible
  * base URL. The package makes the request (auth, errors, abort); the stream is
- * read by `sseChunks`. Retries are the turn loop's job, so the client's own are off.
+ * read by `sseChunks`, and the body is built by `chatRequestBody`. Retries
+ * are the turn loop's job, so the client's own are off.
  */
 import OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { chatRequestBody } from "./chat-request-body.js";
 import { sseChunks, StreamedError } from "./sse-chunks.js";
 import {
   ProviderError,
@@ -26,17 +28,10 @@ export class OpenAIProvider implements ModelProvider {
   async *stream(request: ModelRequest): AsyncGenerator<ModelDelta, ModelResult> {
     let response: Response;
     try {
-      response = await this.#client.chat.completions.create(
-        {
-          model: request.model,
-          messages: request.messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-          ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
-        },
-        { signal: request.signal },
-      ).asResponse();
+      // The body goes as text the client passes through verbatim (see `chatRequestBody`), not as an object it stringifies.
+      response = await this.#client
+        .post("/chat/completions", { body: chatRequestBody(request), headers: { "content-type": "application/json" }, stream: true, signal: request.signal })
+        .asResponse();
     } catch (err) {
       throw toProviderError(err, request.signal);
     }

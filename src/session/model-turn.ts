@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
-import { estimateTokens, shouldCompact } from "../agent/compaction.js";
+import { shouldCompact } from "../agent/compaction.js";
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelUsage } from "../agent/model-provider.js";
 import { toUserContent } from "../agent/prompt-content.js";
 import type { RetryPolicy } from "../agent/retry.js";
@@ -117,9 +117,9 @@ export async function runModelTurn(
   }
   if (!turn.resume) store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
   const compaction = new CompactionCheck(ports, provider, client, turn.signal);
-  // Read once per turn (rows are parsed JSON); again only if compaction replaced them.
+  // Held between turns by the store's history cache; read again only if compaction replaced it.
+  await compaction.run(store.record()!.lastUsage ?? 0);
   let history = store.history();
-  if (await compaction.run(history, store.record()!.lastUsage ?? 0)) history = store.history();
   // The restart came after the model's last answer was stored: the turn only has its ending left.
   if (turn.resume && endsWithAnswer(history)) return { stopReason: "end_turn" };
   const record = store.record()!;
@@ -185,7 +185,7 @@ export async function runModelTurn(
       stepDone: () => ports.steps.stepDone(),
       toolCallStarted: ports.countToolCall,
       beforeModelCall: async (messages, lastUsage) => {
-        if (!(await compaction.run(messages.slice(1), tokensOf(lastUsage)))) return undefined;
+        if (!(await compaction.run(tokensOf(lastUsage)))) return undefined;
         return [messages[0]!, ...store.history()];
       },
       ...(ports.retry ? { retry: ports.retry } : {}),
@@ -244,13 +244,13 @@ class CompactionCheck {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** True when the history was compacted (and must be read again). */
-  async run(history: ChatMessage[], usedTokens: number): Promise<boolean> {
+  /** True when the history was compacted (and must be read again). The estimate is the store's running count. */
+  async run(usedTokens: number): Promise<boolean> {
     const used = this.#usageStale ? 0 : usedTokens;
     this.#usageStale = false;
     const { log } = this.ports;
     const window = contextWindowFor(log.store.record()!.model, this.ports.settings);
-    if (this.#failed || !shouldCompact(Math.max(estimateTokens(history), used), window)) return false;
+    if (this.#failed || !shouldCompact(Math.max(log.store.historyTokens(), used), window)) return false;
     const { segments, newId, countModelCall } = this.ports;
     const ports = { log, provider: this.provider, segments, client: this.client.capabilities, newId, countModelCall };
     const result = await compactHistory(ports, this.signal, true);

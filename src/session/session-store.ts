@@ -5,6 +5,7 @@
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
+import { HistoryCache } from "./history-cache.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** Rows per read of the update log: a replay holds about one page at a time. */
@@ -59,8 +60,15 @@ export class SessionStore {
   #record: SessionRecord | null | undefined;
   #closed = false;
   #lastSeq: number | undefined;
+  /** The current segment's messages between turns (a cache: the rows stay the truth). */
+  readonly #history: HistoryCache;
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    history = new HistoryCache(),
+  ) {
+    this.#history = history;
+  }
 
   /** Runs the schema steps this store has not had yet; a no-op once it is current. */
   migrate(): void {
@@ -80,6 +88,7 @@ export class SessionStore {
   close(): void {
     this.#closed = true;
     this.#record = null;
+    this.#history.clear();
   }
 
   record(): SessionRecord | null {
@@ -124,9 +133,10 @@ export class SessionStore {
   }
 
   appendHistory(message: ChatMessage, segment = this.segment()): number {
-    return this.sql
-      .exec<{ id: number }>(`INSERT INTO history (segment, body) VALUES (?, ?) RETURNING id`, segment, JSON.stringify(message))
-      .one().id;
+    const json = JSON.stringify(message);
+    const id = this.sql.exec<{ id: number }>(`INSERT INTO history (segment, body) VALUES (?, ?) RETURNING id`, segment, json).one().id;
+    this.#history.append(segment, message, json);
+    return id;
   }
 
   /** `/reset`: the model starts fresh; the rows stay as an ended segment. */
@@ -134,16 +144,28 @@ export class SessionStore {
     this.updateRecord({ segment: this.segment() + 1 });
   }
 
-  /** A segment's messages (the current one by default), optionally only up to row `untilId`. */
+  /**
+   * A segment's messages (the current one by default), optionally only up to
+   * row `untilId`. The current segment whole comes from the history cache,
+   * which reads the rows only the first time (or after a new segment).
+   */
   history(bounds: { segment?: number; untilId?: number } = {}): ChatMessage[] {
-    return this.sql
-      .exec<{ body: string }>(
-        `SELECT body FROM history WHERE segment = ? AND id <= ? ORDER BY id`,
-        bounds.segment ?? this.segment(),
-        bounds.untilId ?? Number.MAX_SAFE_INTEGER,
-      )
-      .toArray()
-      .map((r) => JSON.parse(r.body) as ChatMessage);
+    const current = this.segment();
+    const segment = bounds.segment ?? current;
+    const rows = () =>
+      this.sql.exec<{ body: string }>(`SELECT body FROM history WHERE segment = ? AND id <= ? ORDER BY id`, segment, bounds.untilId ?? Number.MAX_SAFE_INTEGER);
+    if (segment !== current || bounds.untilId !== undefined) return rows().toArray().map((r) => JSON.parse(r.body) as ChatMessage);
+    if (this.#history.holds(current)) return this.#history.messages();
+    return this.#history.load(current, rows());
+  }
+
+  /** The token estimate of the current segment, kept as messages are stored (no walk over the history). */
+  historyTokens(): number {
+    const segment = this.segment();
+    const held = this.#history.tokens(segment);
+    if (held !== undefined) return held;
+    this.history(); // loads and counts the segment
+    return this.#history.tokens(segment) ?? 0;
   }
 
   /** Every stored message of every segment, for REST reads of the full history. */
