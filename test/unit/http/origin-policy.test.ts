@@ -75,7 +75,7 @@ describe("corsPolicy", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe(origin);
     expect(res.headers.get("Access-Control-Allow-Methods")).toBe("GET,POST,PUT,DELETE,OPTIONS");
-    expect(res.headers.get("Access-Control-Allow-Headers")).toBe("Authorization,Content-Type");
+    expect(res.headers.get("Access-Control-Allow-Headers")).toBe("Authorization,Content-Type,Acp-Connection-Id,Acp-Session-Id,Last-Event-ID");
     expect(res.headers.get("Access-Control-Max-Age")).toBe("600");
     expect(res.headers.get("Access-Control-Allow-Credentials")).toBeNull();
     expect(res.headers.get("Vary")).toContain("Origin");
