@@ -89,8 +89,9 @@ describe("startDevServer", () => {
     expect(existsSync(persistDir)).toBe(false);
   }, 30_000);
 
+  // Long enough for wrangler to come up on a loaded machine: the 404s it logs are what the error must show.
   it("Should fail with wrangler's output when /health never answers 200", async () => {
-    const started = startDevServer({ cwd: dir, vars: {}, healthPath: "/nope", startTimeoutMs: 3_000, port: await freePort() });
+    const started = startDevServer({ cwd: dir, vars: {}, healthPath: "/nope", startTimeoutMs: 20_000, port: await freePort() });
     await expect(started).rejects.toThrow(/did not answer 200[\s\S]*GET \/nope 404/);
   }, 60_000);
 });
