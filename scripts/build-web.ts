@@ -7,13 +7,16 @@
  * replaced by rename, so a `wrangler dev` that is already serving never reads
  * half a file. Nothing built is committed.
  *
- * `node --import tsx scripts/build-web.ts` (prints what it wrote).
+ * `node --import tsx scripts/build-web.ts` (prints what it wrote). It skips
+ * the build when web/dist is already built from the same sources: wrangler
+ * runs it twice on every `wrangler dev` start (scripts/lib/web-build-stamp.ts).
  * @module
  */
 import { build, type Plugin } from "esbuild";
 import { cpSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isWebBuildFresh, webBuildFingerprint, writeWebBuildStamp } from "./lib/web-build-stamp.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const WEB_DIST = join(ROOT, "web/dist");
@@ -81,8 +84,19 @@ export async function buildWeb(outdir: string = WEB_DIST): Promise<BuiltFile[]> 
   return files;
 }
 
+/** What the build reads; a change to any of them rebuilds. */
+export const WEB_BUILD_INPUTS = ["web/src", "web/public", "scripts/build-web.ts", "package-lock.json"] as const;
+const STAMP = join(ROOT, "node_modules/.cache/hermes-edge/web-build.json");
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const fingerprint = webBuildFingerprint(ROOT, WEB_BUILD_INPUTS);
+  const outputs = ["index.html", "app.js", "client.js"].map((name) => join(WEB_DIST, name));
+  if (isWebBuildFresh(STAMP, fingerprint, outputs)) {
+    console.log("web client in web/dist is up to date");
+    process.exit(0);
+  }
   const files = await buildWeb();
+  writeWebBuildStamp(STAMP, fingerprint);
   const sizes = files.filter((f) => f.bytes > 0 && !f.path.endsWith(".map")).map((f) => `${basename(f.path)} ${(f.bytes / 1024).toFixed(1)} KiB`);
   console.log(`web client built into web/dist: ${sizes.join(", ")}`);
 }

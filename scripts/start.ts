@@ -3,7 +3,9 @@
  * random token and admin token if it is missing (an existing one only gets a
  * missing HERMES_ADMIN_TOKEN added, nothing overwritten), builds the proxy if
  * needed, applies the local D1 migrations (quietly), starts `wrangler dev` on
- * 127.0.0.1:$PORT (8787 by default) without its DevTools inspector and says how to connect.
+ * 127.0.0.1:$PORT (8787 by default) without its DevTools inspector, with
+ * wrangler's own output cut to warnings, errors and requests
+ * (scripts/lib/wrangler-dev-env.ts), and says how to connect.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -11,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDevVars, readDevVars } from "./lib/dev-vars.js";
 import { startBanner } from "./lib/start-banner.js";
+import { wranglerDevEnv } from "./lib/wrangler-dev-env.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const varsPath = join(root, ".dev.vars");
@@ -54,14 +57,7 @@ run("npx", ["wrangler", "d1", "migrations", "apply", "hermes-edge", "--local"], 
 const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String(port)], {
   cwd: root,
   stdio: "inherit",
-  // No DevTools inspector: with it, workerd opens a socket to wrangler per operation and a long
-  // fast answer exhausts the file descriptors (issue 26); it also takes port 9229 whatever PORT says.
-  // wrangler has no flag for this; it skips the inspector when this variable is set. HERMES_INSPECTOR=1 keeps it.
-  env: {
-    ...process.env,
-    WRANGLER_SEND_METRICS: "false",
-    ...(process.env.HERMES_INSPECTOR === "1" ? {} : { VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}" }),
-  },
+  env: wranglerDevEnv(process.env),
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,23 @@
+/**
+ * The environment `npm start` gives `wrangler dev`: quiet but not mute. Each
+ * default gives way to a value the caller already set.
+ * @module
+ */
+
+export function wranglerDevEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...parent,
+    WRANGLER_SEND_METRICS: "false",
+    // No DevTools inspector: with it, workerd opens a socket to wrangler per operation and a long
+    // fast answer exhausts the file descriptors (issue 26); it also takes port 9229 whatever PORT says.
+    // wrangler has no flag for this; it skips the inspector when this variable is set. HERMES_INSPECTOR=1 keeps it.
+    ...(parent.HERMES_INSPECTOR === "1" ? {} : { VSCODE_INSPECTOR_OPTIONS: parent.VSCODE_INSPECTOR_OPTIONS ?? "{}" }),
+    // miniflare otherwise fetches workers.cloudflare.com/cf.json at every start and, offline, prints
+    // a stack trace; the placeholder `Request.cf` it falls back to is what a local run gets anyway.
+    CLOUDFLARE_CF_FETCH_ENABLED: parent.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    // "info" drops wrangler's bindings table, secrets notice and custom-build chatter (the banner
+    // says what matters); warnings, errors, request lines and the Worker's console.warn/error still show.
+    // The Worker's console.log is at wrangler's "log" level: WRANGLER_LOG=log npm start shows everything.
+    WRANGLER_LOG: parent.WRANGLER_LOG ?? "info",
+  };
+}
