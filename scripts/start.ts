@@ -60,6 +60,8 @@ const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String
   env: {
     ...process.env,
     WRANGLER_SEND_METRICS: "false",
+    // The Request.cf placeholder is enough locally; fetching it offline prints stack traces (getaddrinfo ENOTFOUND).
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
     ...(process.env.HERMES_INSPECTOR === "1" ? {} : { VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}" }),
   },
 });
