@@ -211,7 +211,7 @@ describe("REST", () => {
     expect(res.status).toBe(426);
     expect(res.headers.get("Upgrade")).toBe("websocket");
     expect(await res.json()).toEqual({
-      error: { code: -32600, message: "GET /acp must be a WebSocket upgrade (Upgrade: websocket)" },
+      error: { code: -32600, message: "GET /acp must be a WebSocket upgrade (Upgrade: websocket) or accept text/event-stream" },
     });
   });
 });
