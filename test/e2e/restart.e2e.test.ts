@@ -97,6 +97,48 @@ describe("a turn outlives a wrangler dev restart", () => {
     expect(agentText(editor.updates, sessionId)).toContain("done after the restart");
   }, 180_000);
 
+  it("while the model streams: a direct client that reconnects resumes, sees the turn running (resumes 1) and gets _hermes/turn_ended end_turn", async () => {
+    // The resumed call streams for a few seconds, so the turn is still running when the client resumes even if
+    // the object's alarm (not the client) woke it on a slow restart.
+    mock.setScript("rs-direct", [{ tokens: 400, chunkDelayMs: 40 }, { text: "and here is the rest of the answer", chunkSize: 2, chunkDelayMs: 200 }]);
+    const first = await connectSdk(server.wsUrl, TOKEN);
+    direct.push(first);
+    await first.agent.request("initialize", { protocolVersion: 1, clientCapabilities: TURN_ENDED_CAPS });
+    const { sessionId } = await first.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    // The socket is cut by the restart: this request never gets its answer on it.
+    void first.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "long one [[mock:rs-direct]]" }] }).catch(() => undefined);
+    await until(() => agentText(first.updates, sessionId).includes("t5"));
+    await server.restart();
+    const seen = Math.max(...first.updates.flatMap((u) => ((u._meta as { hermes?: { seq?: number } } | undefined)?.hermes?.seq ?? [])));
+    const before = agentText(first.updates, sessionId);
+    await first.close();
+
+    const second = await connectSdk(server.wsUrl, TOKEN);
+    direct.push(second);
+    await second.agent.request("initialize", { protocolVersion: 1, clientCapabilities: TURN_ENDED_CAPS });
+    const resumed = await second.agent.request("session/resume", { sessionId, cwd: CWD, mcpServers: [], _meta: { hermes: { afterSeq: seen } } });
+    expect((resumed._meta as any).hermes.turn).toMatchObject({ state: "running", resumes: 1 });
+    const ended = () => second.custom.filter((c) => c.method === "_hermes/turn_ended" && c.params.sessionId === sessionId);
+    await until(() => ended().length > 0, 90_000);
+    expect(ended()).toHaveLength(1);
+    expect(ended()[0]!.params.stopReason).toBe("end_turn");
+    expect(ended()[0]!.params._meta.hermes.interrupted).toBeUndefined();
+    const after = agentText(second.updates, sessionId);
+    expect(after).toContain("and here is the rest of the answer");
+    expect(after.split("\n").filter((line) => /restart/i.test(line))).toHaveLength(1);
+    expect(after + before).not.toContain("/retry");
+    // Only what came after the client's last seq: nothing it had is sent twice (unlogged ones, such as modes, carry no seq).
+    const seqs = second.updates.flatMap((u) => ((u._meta as { hermes?: { seq?: number } } | undefined)?.hermes?.seq ?? []));
+    expect(seqs.length).toBeGreaterThan(0);
+    expect(seqs.every((seq) => seq > seen)).toBe(true);
+    expect(before.startsWith("t0 t1 t2 t3 t4 t5")).toBe(true);
+    const calls = mock.calls("rs-direct");
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.body.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(first.validator.errors).toEqual([]);
+    expect(second.validator.errors).toEqual([]);
+  }, 180_000);
+
   // Known gap: after a full restart the re-asked question goes to the cut connection's (restarted) object and
   // waits there; the workers durability tests show the same re-ask working after an eviction.
   it.skip("while a permission question is open: a direct client that reconnects is asked again, answers once and gets _hermes/turn_ended", async () => {
