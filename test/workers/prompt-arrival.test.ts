@@ -12,6 +12,7 @@ import { IndexWriter } from "../../src/session/index-writer.js";
 import { PromptRunner, type RunnerParts } from "../../src/session/prompt-runner.js";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
+import { TurnSteps } from "../../src/session/turn-steps.js";
 import { UpdateLog } from "../../src/session/update-log.js";
 import type { SessionSlots } from "../../src/tenant/session-slots.js";
 
@@ -21,7 +22,7 @@ class NoIndex extends SessionIndex {
 
 const CONN = { connectionId: "conn-a", tenant: "alpha", clientCapabilities: { _meta: { hermes: { turnEnded: true } } } };
 
-function setUp(store: SessionStore) {
+function setUp(store: SessionStore, sql: SqlStorage) {
   store.migrate();
   store.saveRecord({ sessionId: "s-arrival", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
   const frames: string[] = [];
@@ -44,7 +45,7 @@ function setUp(store: SessionStore) {
     renew: async () => undefined,
   } as unknown as SessionSlots;
   const parts = {
-    turn: { log, newId: () => crypto.randomUUID() },
+    turn: { log, newId: () => crypto.randomUUID(), steps: new TurnSteps(sql) },
     index: new IndexWriter(store, new NoIndex(env.DB)),
     slots,
     keepAlive: () => undefined,
@@ -55,15 +56,15 @@ function setUp(store: SessionStore) {
 
 const parsed = (frames: string[]) => frames.map((f) => JSON.parse(f) as { id?: unknown; result?: { stopReason?: string }; method?: string; params?: { stopReason?: string } });
 
-function inFreshObject(run: (store: SessionStore) => Promise<void>): Promise<void> {
+function inFreshObject(run: (store: SessionStore, sql: SqlStorage) => Promise<void>): Promise<void> {
   const stub = env.SESSION.get(env.SESSION.idFromName(`arrival-${crypto.randomUUID()}`));
-  return runInDurableObject(stub, (_instance, ctx) => run(new SessionStore(ctx.storage.sql)));
+  return runInDurableObject(stub, (_instance, ctx) => run(new SessionStore(ctx.storage.sql), ctx.storage.sql));
 }
 
 describe("a prompt waiting for its turn slot", () => {
   it("counts as a running turn for a reconnecting client, which must not send it again", async () => {
-    await inFreshObject(async (store) => {
-      const { runner, grant } = setUp(store);
+    await inFreshObject(async (store, sql) => {
+      const { runner, grant } = setUp(store, sql);
       expect(runner.turnState().state).toBe("idle");
       const arriving = runner.enqueue(CONN, 7, [{ type: "text", text: "hello" }]);
       expect(runner.turnState().state).toBe("running");
@@ -76,8 +77,8 @@ describe("a prompt waiting for its turn slot", () => {
   });
 
   it("is answered cancelled, never run, when a session/cancel lands meanwhile, and gives the slot back", async () => {
-    await inFreshObject(async (store) => {
-      const { runner, frames, calls, grant } = setUp(store);
+    await inFreshObject(async (store, sql) => {
+      const { runner, frames, calls, grant } = setUp(store, sql);
       const arriving = runner.enqueue(CONN, 7, [{ type: "text", text: "hello" }]);
       runner.cancelAll();
       grant();
@@ -93,8 +94,8 @@ describe("a prompt waiting for its turn slot", () => {
   });
 
   it("is cancelled by a $/cancel_request for its own id, and only that one", async () => {
-    await inFreshObject(async (store) => {
-      const { runner, frames, grant } = setUp(store);
+    await inFreshObject(async (store, sql) => {
+      const { runner, frames, grant } = setUp(store, sql);
       const arriving = runner.enqueue(CONN, 8, [{ type: "text", text: "hello" }]);
       runner.cancelRequest("conn-a", 9); // another id: no effect
       runner.cancelRequest("conn-a", 8);
@@ -105,8 +106,8 @@ describe("a prompt waiting for its turn slot", () => {
   });
 
   it("leaves the slot to another prompt waiting for it when it is cancelled (no release and no second hold in between)", async () => {
-    await inFreshObject(async (store) => {
-      const { runner, frames, calls, grant } = setUp(store);
+    await inFreshObject(async (store, sql) => {
+      const { runner, frames, calls, grant } = setUp(store, sql);
       const first = runner.enqueue(CONN, 11, [{ type: "text", text: "cancel me" }]);
       const second = runner.enqueue(CONN, 12, [{ type: "text", text: "run me" }]);
       runner.cancelRequest("conn-a", 11);
@@ -123,8 +124,8 @@ describe("a prompt waiting for its turn slot", () => {
   });
 
   it("is refused, and not stored, when the session was closed or deleted meanwhile", async () => {
-    await inFreshObject(async (store) => {
-      const { runner, calls, grant } = setUp(store);
+    await inFreshObject(async (store, sql) => {
+      const { runner, calls, grant } = setUp(store, sql);
       let closed = false;
       const arriving = runner.enqueue(CONN, 10, [{ type: "text", text: "hello" }], () => {
         if (closed) throw new Error("Resource not found");
@@ -141,7 +142,7 @@ describe("a prompt waiting for its turn slot", () => {
 
 describe("the update log after a restart", () => {
   it("keeps the most recently attached connection first, as before the restart", async () => {
-    await inFreshObject(async (store) => {
+    await inFreshObject(async (store, sql) => {
       store.migrate();
       store.saveRecord({ sessionId: "s-order", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
       let now = 1_000;
