@@ -98,7 +98,9 @@ describe("transport and JSON-RPC framing", () => {
     const reply = client.next((f) => f.error?.code === -32600);
     client.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: { pad: "x".repeat(70 * 1024) } }));
     const err = await reply;
-    expect(err.error.message).toContain("65536");
+    // In words a user acts on; the exact sizes ride in data for programs (the proxy matches the frame by them).
+    expect(err.error.message).toContain("more than the 64 KB the service takes in one message");
+    expect(err.error.data).toMatchObject({ limitBytes: 65536 });
     await client.call("session/list", {});
     client.close();
   });
