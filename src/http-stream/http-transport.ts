@@ -10,7 +10,7 @@ import type { Connection } from "../connection/connection.js";
 import { CONNECTION_ID_HEADER, TENANT_HEADER } from "../connection/connection.js";
 import { errorResponse } from "../http/http-error.js";
 import type { HttpWatch } from "../keys/key-watch.js";
-import { SseChannels } from "./sse-channels.js";
+import { SSE_IDLE_MS, SseChannels } from "./sse-channels.js";
 
 export const SESSION_ID_HEADER = "Acp-Session-Id";
 /** A session's SSE stream closes after this long without an event (the client reopens it). */

@@ -10,6 +10,8 @@
 import { frameRoute, type FrameRoute } from "./frame-route.js";
 
 const BUFFERED_EVENTS = 512;
+/** A session's stream closes this long (5 minutes) after it opened or last sent an event; the client reopens it. */
+export const SSE_IDLE_MS = 5 * 60_000;
 const encoder = new TextEncoder();
 
 interface Sent {
