@@ -14,7 +14,7 @@ import { SSE_IDLE_MS, SseChannels } from "./sse-channels.js";
 
 export const SESSION_ID_HEADER = "Acp-Session-Id";
 /** A session's SSE stream closes after this long without an event (the client reopens it). */
-export const SSE_IDLE_MS = 5 * 60_000;
+export { SSE_IDLE_MS };
 
 /** Methods that act on a session the connection must already have attached (load and resume attach it). */
 const ATTACHED_METHODS = new Set([
