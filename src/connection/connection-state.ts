@@ -19,6 +19,8 @@ export interface ConnectionState {
   loggedOut?: boolean;
   /** Opened over Streamable HTTP (POST initialize) rather than a WebSocket upgrade. */
   http?: boolean;
+  /** A Streamable HTTP connection its revoked or expired key or link ended: later requests get this 401. */
+  ended?: { message: string; reason: "revoked" | "expired" };
 }
 
 export class ConnectionStateStore {

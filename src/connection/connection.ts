@@ -19,7 +19,7 @@ import type { SharePorts } from "./share-session.js";
 import { PRINCIPAL_HEADER, principalOf } from "./principal-header.js";
 import { isAdmin, requireAccess, type Action, type Principal } from "../session/access.js";
 import type { Env } from "../env.js";
-import { checkKey, currentKeyStatus, watchKey } from "../keys/key-watch.js";
+import { checkKey, currentKeyStatus, rewatch, watchKey, type HttpWatch } from "../keys/key-watch.js";
 import type { ConnectionRef } from "../session/connection-ref.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import type { ClientLink } from "./client-link.js";
@@ -125,8 +125,13 @@ export class Connection {
   }
 
   /** The alarm: a connection made with a managed key closes once the key is revoked or expires. */
-  checkKey(): Promise<void> {
-    return checkKey(this.ctx, this.env.DB);
+  checkKey(http?: HttpWatch): Promise<void> {
+    return checkKey(this.ctx, this.env.DB, http);
+  }
+
+  /** An SSE stream opened: its key or link is watched again if the alarm had stopped. */
+  rewatch(): Promise<void> {
+    return rewatch(this.ctx);
   }
 
   /** The managed key this connection was opened with, read from D1 now ("active" for a bootstrap token). */

@@ -9,7 +9,7 @@ import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { errorResponse } from "../http/http-error.js";
-import { handleHttp } from "../http-stream/http-transport.js";
+import { handleHttp, httpWatch } from "../http-stream/http-transport.js";
 import { guarded, type EntryContext } from "./entry-point.js";
 
 export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {
@@ -44,9 +44,9 @@ export class ConnectionObject extends DurableObject<Env> implements ConnectionRp
     await guarded(this.#where("webSocketError"), undefined, () => this.#connection.release());
   }
 
-  /** Closes the socket with 4401 once its managed key is revoked (src/keys/key-watch.ts). */
+  /** Closes the socket (or ends the SSE streams) once its managed key or link is revoked (src/keys/key-watch.ts). */
   override async alarm(): Promise<void> {
-    await guarded(this.#where("alarm"), undefined, () => this.#connection.checkKey());
+    await guarded(this.#where("alarm"), undefined, () => this.#connection.checkKey(httpWatch(this.#connection)));
   }
 
   deliver(frames: string[]): Promise<boolean> {

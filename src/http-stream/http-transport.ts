@@ -9,11 +9,12 @@ import { ErrorCode } from "@hermes-edge/protocol";
 import type { Connection } from "../connection/connection.js";
 import { CONNECTION_ID_HEADER, TENANT_HEADER } from "../connection/connection.js";
 import { errorResponse } from "../http/http-error.js";
-import { SseChannels } from "./sse-channels.js";
+import type { HttpWatch } from "../keys/key-watch.js";
+import { SSE_IDLE_MS, SseChannels } from "./sse-channels.js";
 
 export const SESSION_ID_HEADER = "Acp-Session-Id";
 /** A session's SSE stream closes after this long without an event (the client reopens it). */
-export const SSE_IDLE_MS = 5 * 60_000;
+export { SSE_IDLE_MS };
 
 /** Methods that act on a session the connection must already have attached (load and resume attach it). */
 const ATTACHED_METHODS = new Set([
@@ -56,7 +57,28 @@ function owned(connection: Connection, request: Request): Response | undefined {
   if (!state || !state.http || state.tenant !== request.headers.get(TENANT_HEADER)) {
     return fail(404, "unknown Acp-Connection-Id: initialize a new connection");
   }
+  if (state.ended) {
+    const { message, reason } = state.ended;
+    return errorResponse({ code: ErrorCode.authRequired, message, data: { reason } }, { headers: { "WWW-Authenticate": 'Bearer realm="hermes-edge"' } });
+  }
   return undefined;
+}
+
+/** For the alarm: an HTTP connection is watched while a stream is open, and its key's end ends it. */
+export function httpWatch(connection: Connection): HttpWatch | undefined {
+  if (!connection.state.get()?.http) return undefined;
+  return {
+    streaming: () => channelsOf.get(connection)?.streaming() ?? false,
+    end: async (end) => {
+      channelsOf.get(connection)?.closeAll();
+      channelsOf.delete(connection);
+      connection.link = undefined;
+      const state = connection.state.get();
+      if (!state) return;
+      await Promise.allSettled(state.sessions.map((id) => connection.session(id).detach(connection.id)));
+      connection.state.update({ sessions: [], ended: { message: end.message, reason: end.reason } });
+    },
+  };
 }
 
 /** A request the Worker authenticated; without `Acp-Connection-Id` it must be the first POST, `initialize`. */
@@ -112,7 +134,7 @@ export async function handleHttp(connection: Connection, request: Request): Prom
   return new Response(null, { status: 202 });
 }
 
-function openStream(connection: Connection, request: Request): Response {
+async function openStream(connection: Connection, request: Request): Promise<Response> {
   if (!(request.headers.get("Accept") ?? "").includes("text/event-stream")) {
     return fail(406, "GET /acp without a WebSocket upgrade must accept text/event-stream");
   }
@@ -120,6 +142,7 @@ function openStream(connection: Connection, request: Request): Response {
   if (refused) return refused;
   const sessionId = request.headers.get(SESSION_ID_HEADER);
   if (sessionId !== null && !/^[\w.:-]{1,200}$/.test(sessionId)) return fail(400, "Acp-Session-Id is not a session id");
+  await connection.rewatch();
   return channels(connection).open(sessionId ?? "", request.headers.get("Last-Event-ID"));
 }
 

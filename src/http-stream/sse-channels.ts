@@ -10,6 +10,8 @@
 import { frameRoute, type FrameRoute } from "./frame-route.js";
 
 const BUFFERED_EVENTS = 512;
+/** A session's stream closes this long (5 minutes) after it opened or last sent an event; the client reopens it. */
+export const SSE_IDLE_MS = 5 * 60_000;
 const encoder = new TextEncoder();
 
 interface Sent {
@@ -54,6 +56,11 @@ export class SseChannels {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     channel.writer = writer;
+    // A client that goes away (or a stream closed here) stops counting as listening.
+    const gone = () => {
+      if (channel.writer === writer) channel.writer = undefined;
+    };
+    writer.closed.then(gone, gone);
     // A comment first, so the client sees the stream open before any event.
     void writer.write(encoder.encode(": open\n\n")).catch(() => undefined);
     const missed = lastEventId === null ? channel.sent.filter((e) => !e.written) : missedAfter(channel.sent, lastEventId);
@@ -95,7 +102,13 @@ export class SseChannels {
     this.#touch(key, channel);
   }
 
-  /** DELETE /acp: every stream ends. */
+  /** Whether a client is listening on any stream (the key watch runs while one is). */
+  streaming(): boolean {
+    for (const channel of this.#channels.values()) if (channel.writer) return true;
+    return false;
+  }
+
+  /** DELETE /acp, or a revoked key: every stream ends. */
   closeAll(): void {
     for (const channel of this.#channels.values()) {
       if (channel.idle) clearTimeout(channel.idle);

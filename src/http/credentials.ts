@@ -47,18 +47,22 @@ export async function checkCredential(token: string | undefined, ctx: Credential
   const row = await keys.findByKey(token);
   if (!row) return { ok: false, reason: "unknown", message: "unknown key" };
   const status = keyStatus(row, ctx.now);
-  if (status === "revoked") return { ok: false, reason: "revoked", message: "key revoked" };
-  if (status === "expired") return { ok: false, reason: "expired", message: "key expired" };
+  if (status !== "active") return { ok: false, reason: status, message: refusalMessage("key", status) };
   ctx.waitUntil(keys.touch(row, ctx.now).catch((err) => console.error("last_used_at write failed", { keyId: row.id, err: String(err) })));
   return { ok: true, tenant: row.tenant, user: row.user ?? undefined, keyId: row.id };
+}
+
+/** What a 401 says of a revoked or expired credential; a Streamable HTTP connection it ended says the same. */
+export function refusalMessage(kind: "key" | "link", status: "revoked" | "expired"): string {
+  if (kind === "key") return status === "revoked" ? "key revoked" : "key expired";
+  return status === "revoked" ? "this link was revoked" : "this link has expired";
 }
 
 async function checkLink(token: string, ctx: CredentialContext): Promise<CredentialCheck> {
   const row = await new LinkStore(ctx.db).findByToken(token);
   if (!row) return { ok: false, reason: "unknown", message: "unknown link" };
   const status = linkStatus(row, ctx.now);
-  if (status === "revoked") return { ok: false, reason: "revoked", message: "this link was revoked" };
-  if (status === "expired") return { ok: false, reason: "expired", message: "this link has expired" };
+  if (status !== "active") return { ok: false, reason: status, message: refusalMessage("link", status) };
   return { ok: true, tenant: row.tenant, user: undefined, keyId: undefined, link: { id: row.id, sessionId: row.sessionId } };
 }
 

@@ -6,12 +6,15 @@
  * 4401 "key revoked". New connections with the key are refused at once by the
  * Worker. Connections made with a bootstrap token carry no key id and are not watched.
  * A viewer link's connection is watched the same way (`LINK_ID_HEADER`), and
- * closes with 4403 "link revoked" or "link expired".
+ * closes with 4403 "link revoked" or "link expired". A Streamable HTTP
+ * connection's SSE streams end the same way, and its later requests get the
+ * 401 the Worker gives the credential itself.
  * @module
  */
 import { LINK_CLOSED_CODE } from "@hermes-edge/protocol";
 import { ApiKeyStore, keyStatus, type KeyStatus } from "../db/api-keys.js";
 import { LinkStore, linkStatus } from "../db/link-store.js";
+import { refusalMessage } from "../http/credentials.js";
 
 /** Internal header set by the Worker after authentication; a client's own value is dropped. */
 export const KEY_ID_HEADER = "X-Hermes-Key-Id";
@@ -31,34 +34,67 @@ export async function watchKey(ctx: DurableObjectState, request: Request): Promi
   await ctx.storage.setAlarm(Date.now() + KEY_CHECK_INTERVAL_MS);
 }
 
+/** How a watch ends a connection: a WebSocket's close, and the 401 a Streamable HTTP connection answers afterwards. */
+export interface WatchEnd {
+  closeCode: number;
+  closeReason: string;
+  /** As the Worker refuses the credential itself (src/http/credentials.ts). */
+  message: string;
+  reason: "revoked" | "expired";
+}
+
+/** A Streamable HTTP connection's side of the watch: its SSE streams, which keep it watched while open. */
+export interface HttpWatch {
+  streaming(): boolean;
+  end(end: WatchEnd): Promise<void>;
+}
+
+/** The pure decision: what ends a connection whose key or link is no longer active. */
+export function watchEnd(kind: "key" | "link", status: "revoked" | "expired"): WatchEnd {
+  return {
+    closeCode: kind === "key" ? KEY_REVOKED_CLOSE_CODE : LINK_CLOSED_CODE,
+    closeReason: `${kind} ${status}`,
+    message: refusalMessage(kind, status),
+    reason: status,
+  };
+}
+
 /**
- * From the connection object's alarm. Closes every open socket when the key
- * is no longer active; otherwise checks again later. Stops once the sockets are gone.
+ * From the connection object's alarm. Ends every open socket and SSE stream
+ * when the key or link is no longer active; otherwise checks again later.
+ * Stops once nothing is open (an HTTP connection keeps its ids: a stream it
+ * opens later is watched again, `rewatch`).
  */
-export async function checkKey(ctx: DurableObjectState, db: D1Database): Promise<void> {
+export async function checkKey(ctx: DurableObjectState, db: D1Database, http?: HttpWatch): Promise<void> {
   const linkId = await ctx.storage.get<string>(LINK_STORAGE_KEY);
-  if (linkId) return checkLink(ctx, db, linkId);
-  const keyId = await ctx.storage.get<string>(STORAGE_KEY);
-  if (!keyId) return;
+  const keyId = linkId ? undefined : await ctx.storage.get<string>(STORAGE_KEY);
+  if (!linkId && !keyId) return;
   const open = ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
-  if (open.length === 0) {
-    await ctx.storage.delete(STORAGE_KEY);
+  if (open.length === 0 && !http?.streaming()) {
+    if (!http) await ctx.storage.delete(linkId ? LINK_STORAGE_KEY : STORAGE_KEY);
     return;
   }
-  let row;
+  let status: KeyStatus;
   try {
-    row = await new ApiKeyStore(db).get(keyId);
+    status = linkId ? await linkNow(db, linkId) : await keyNow(db, keyId!);
   } catch (err) {
-    console.error("key check failed; trying again", { keyId, err: String(err) });
-    await ctx.storage.setAlarm(Date.now() + KEY_CHECK_INTERVAL_MS);
-    return;
+    console.error("key check failed; trying again", { keyId, linkId, err: String(err) });
+    status = "active";
   }
-  const status = row ? keyStatus(row, Date.now()) : "revoked";
   if (status === "active") {
     await ctx.storage.setAlarm(Date.now() + KEY_CHECK_INTERVAL_MS);
     return;
   }
-  for (const ws of open) ws.close(KEY_REVOKED_CLOSE_CODE, status === "expired" ? "key expired" : "key revoked");
+  const end = watchEnd(linkId ? "link" : "key", status);
+  for (const ws of open) ws.close(end.closeCode, end.closeReason);
+  await http?.end(end);
+}
+
+/** An HTTP connection's stream opened: watch again if the alarm stopped while none was open. */
+export async function rewatch(ctx: DurableObjectState): Promise<void> {
+  if ((await ctx.storage.getAlarm()) !== null) return;
+  const watched = (await ctx.storage.get<string>(LINK_STORAGE_KEY)) ?? (await ctx.storage.get<string>(STORAGE_KEY));
+  if (watched) await ctx.storage.setAlarm(Date.now() + KEY_CHECK_INTERVAL_MS);
 }
 
 /**
@@ -68,31 +104,17 @@ export async function checkKey(ctx: DurableObjectState, db: D1Database): Promise
  */
 export async function currentKeyStatus(ctx: DurableObjectState, db: D1Database): Promise<KeyStatus> {
   const linkId = await ctx.storage.get<string>(LINK_STORAGE_KEY);
-  if (linkId) {
-    const link = await new LinkStore(db).get(linkId);
-    return link ? linkStatus(link, Date.now()) : "revoked";
-  }
+  if (linkId) return linkNow(db, linkId);
   const keyId = await ctx.storage.get<string>(STORAGE_KEY);
-  if (!keyId) return "active";
+  return keyId ? keyNow(db, keyId) : "active";
+}
+
+async function keyNow(db: D1Database, keyId: string): Promise<KeyStatus> {
   const row = await new ApiKeyStore(db).get(keyId);
   return row ? keyStatus(row, Date.now()) : "revoked";
 }
 
-/** As for a key: a revoked or expired link's viewers are closed, with the reason the page shows. */
-async function checkLink(ctx: DurableObjectState, db: D1Database, linkId: string): Promise<void> {
-  const open = ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
-  if (open.length === 0) return ctx.storage.delete(LINK_STORAGE_KEY).then(() => undefined);
-  let status;
-  try {
-    const row = await new LinkStore(db).get(linkId);
-    status = row ? linkStatus(row, Date.now()) : "revoked";
-  } catch (err) {
-    console.error("link check failed; trying again", { linkId, err: String(err) });
-    status = "active" as const;
-  }
-  if (status === "active") {
-    await ctx.storage.setAlarm(Date.now() + KEY_CHECK_INTERVAL_MS);
-    return;
-  }
-  for (const ws of open) ws.close(LINK_CLOSED_CODE, status === "expired" ? "link expired" : "link revoked");
+async function linkNow(db: D1Database, linkId: string): Promise<KeyStatus> {
+  const row = await new LinkStore(db).get(linkId);
+  return row ? linkStatus(row, Date.now()) : "revoked";
 }
