@@ -1,6 +1,7 @@
 /**
  * The test projects, one command (`npm test`):
  * - `unit`: pure logic in Node (acp, agent, session helpers, test support).
+ * - `subprocess`: unit-level tests that spawn subprocesses (deploy, wrangler dev), with real timeouts.
  * - `protocol`: the `@hermes-edge/protocol` package (envelope, errors, hermes
  *   extensions, reconnect tracker) in Node; it also bundles it for the browser.
  * - `workers`: the Worker and the three Durable Objects inside workerd, against the
@@ -21,6 +22,12 @@ export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ad
 export const TEST_ADMIN_TOKEN = "admin-test-token";
 export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 
+/**
+ * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
+ * `wrangler dev` harness): their own project, so the unit project stays fast.
+ */
+const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts", "test/unit/support/wrangler-dev.test.ts"];
+
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.
   await buildWeb();
@@ -31,7 +38,25 @@ export default defineConfig(async () => {
       projects: [
         "./proxy/vitest.config.ts",
         {
-          test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
+          test: {
+            name: "unit",
+            include: ["test/unit/**/*.test.ts"],
+            exclude: [...SUBPROCESS_TESTS, "**/node_modules/**"],
+            environment: "node",
+            sequence: { groupOrder: 0 },
+          },
+        },
+        {
+          // Tests that spawn wrangler/npm-like subprocesses: real timeouts, one file at a time, so load cannot time them out.
+          test: {
+            name: "subprocess",
+            include: SUBPROCESS_TESTS,
+            environment: "node",
+            sequence: { groupOrder: 2 },
+            testTimeout: 60_000,
+            hookTimeout: 60_000,
+            fileParallelism: false,
+          },
         },
         {
           test: { name: "protocol", include: ["packages/protocol/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
