@@ -26,7 +26,7 @@ afterEach(async () => {
  */
 async function initializeAgainst(url: string) {
   const p = fx.spawn(["--url", url], env());
-  await p.waitForStderr(/bridging stdio to /, 30_000);
+  await p.waitForStderr(/bridging stdio to /);
   const started = Date.now();
   const answer = await p.request("initialize", INIT_PARAMS, 30_000);
   return { p, answer, ms: Date.now() - started, error: answer["error"] as { code: number; message: string; data: Record<string, unknown> } };
