@@ -1,7 +1,7 @@
 /**
  * The test projects, one command (`npm test`):
  * - `unit`: pure logic in Node (acp, agent, session helpers, test support).
- * - `subprocess`: unit-level tests that spawn subprocesses (deploy), with real timeouts.
+ * - `subprocess`: unit-level tests that spawn subprocesses (deploy, wrangler dev), with real timeouts.
  * - `protocol`: the `@hermes-edge/protocol` package (envelope, errors, hermes
  *   extensions, reconnect tracker) in Node; it also bundles it for the browser.
  * - `workers`: the Worker and the three Durable Objects inside workerd, against the
@@ -22,8 +22,11 @@ export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ad
 export const TEST_ADMIN_TOKEN = "admin-test-token";
 export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 
-/** Unit-level files that spawn subprocesses (deploy's fake wrangler): their own project. */
-const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts"];
+/**
+ * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
+ * `wrangler dev` harness): their own project, so the unit project stays fast.
+ */
+const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts", "test/unit/support/wrangler-dev.test.ts"];
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.

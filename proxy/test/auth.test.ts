@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { CLI, INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
+import { CLI, INIT_PARAMS, isolatedEnv, ProxyProcess, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -8,7 +8,7 @@ describe("401 at connect", () => {
   it("answers initialize with an auth error, names the token source on stderr, and exits 1", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "wrong-token" }));
     p.send({ id: 1, method: "initialize", params: INIT_PARAMS });
-    const answer = await p.waitFor((m) => m.id === 1, 5000, "initialize answer");
+    const answer = await p.waitFor((m) => m.id === 1, WAIT_MS, "initialize answer");
     expect(answer["error"]).toMatchObject({ code: -32000, message: expect.stringContaining("HERMES_EDGE_TOKEN") });
     expect((await p.exited).code).toBe(1);
     expect(p.stderr).toMatch(/refused the connection \(HTTP 401/);

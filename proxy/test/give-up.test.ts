@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
+import { INIT_PARAMS, isolatedEnv, ProxyProcess, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -20,8 +20,8 @@ describe("--give-up-after", () => {
     await p.waitForStderr(/connection to the service closed/);
     p.send({ id: 11, method: "_test/echo", params: { queued: true } });
 
-    const failedPrompt = await p.waitFor((m) => m.id === 10, 5000, "prompt failure");
-    const failedQueued = await p.waitFor((m) => m.id === 11, 5000, "queued failure");
+    const failedPrompt = await p.waitFor((m) => m.id === 10, WAIT_MS, "prompt failure");
+    const failedQueued = await p.waitFor((m) => m.id === 11, WAIT_MS, "queued failure");
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(900);
     for (const failed of [failedPrompt, failedQueued]) {
       expect(failed["error"]).toMatchObject({ code: -32603, message: expect.stringMatching(new RegExp(`service at ${fx.service.url} is unreachable since \\d{4}-`)) });
@@ -33,7 +33,7 @@ describe("--give-up-after", () => {
     expect(immediate["error"]).toMatchObject({ code: -32603 });
 
     await fx.service.listen();
-    await p.waitForStderr(/connected to .*re-attached 1 session/, 15_000);
+    await p.waitForStderr(/connected to .*re-attached 1 session/, WAIT_MS);
     const recovered = await p.request("_test/echo", { back: true });
     expect(recovered["result"]).toEqual({ echo: { back: true } });
     expect(p.messages.filter((m) => m.id === 10)).toHaveLength(1);

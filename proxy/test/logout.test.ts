@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentFrameValidator } from "../../test/support/acp-schema.js";
 import { useFakeService } from "./fixture.js";
-import { CLI, INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
+import { CLI, INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -93,7 +93,7 @@ describe("logout", () => {
     // The session is back: re-attached on the new connection, and prompts work.
     expect(fx.service.receivedMethods("session/resume").map((r) => r.message["params"])).toMatchObject([{ sessionId }]);
     p.send({ id: 99, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "again" }] } });
-    expect((await p.waitFor((m) => m.id === 99, 5000, "prompt answer"))["result"]).toEqual({ stopReason: "end_turn" });
+    expect((await p.waitFor((m) => m.id === 99, WAIT_MS, "prompt answer"))["result"]).toEqual({ stopReason: "end_turn" });
     expect(p.garbage).toEqual([]);
   });
 
@@ -108,7 +108,7 @@ describe("logout", () => {
     await p.waitFor((m) => m.method === "session/update");
 
     expect((await p.request("logout", {}))["result"]).toEqual({});
-    expect((await p.waitFor((m) => m.id === 7, 5000, "prompt answer"))["error"]).toMatchObject({ code: -32000, data: { reason: "logged_out" } });
+    expect((await p.waitFor((m) => m.id === 7, WAIT_MS, "prompt answer"))["error"]).toMatchObject({ code: -32000, data: { reason: "logged_out" } });
     await p.waitForStderr(/the token from HERMES_EDGE_TOKEN stays/);
     expect((await p.request("authenticate", { methodId: "hermes-edge-token" }))["result"]).toEqual({});
     expect((await p.request("_test/echo", { back: true }))["result"]).toEqual({ echo: { back: true } });
@@ -122,13 +122,13 @@ describe("logout", () => {
     // The prompt's frame dies with the connection: re-attaching session a decides to send it again.
     fx.service.losePrompts = 1;
     p.send({ id: 8, method: "session/prompt", params: { sessionId: a!.sessionId, prompt: [{ type: "text", text: "lost" }] } });
-    await expect.poll(() => fx.service.receivedMethods("session/resume").length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => fx.service.receivedMethods("session/resume").length, { timeout: WAIT_MS }).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Session b still waits for its resume; logout answers the prompt now.
     expect((await p.request("logout", {}))["result"]).toEqual({});
-    expect((await p.waitFor((m) => m.id === 8, 5000, "prompt answer"))["error"]).toMatchObject({ code: -32000, data: { reason: "logged_out" } });
+    expect((await p.waitFor((m) => m.id === 8, WAIT_MS, "prompt answer"))["error"]).toMatchObject({ code: -32000, data: { reason: "logged_out" } });
 
-    expect((await p.request("authenticate", { methodId: "hermes-edge-token" }, 10_000))["result"]).toEqual({});
+    expect((await p.request("authenticate", { methodId: "hermes-edge-token" }, WAIT_MS))["result"]).toEqual({});
     expect((await p.request("_test/echo", { back: true }))["result"]).toEqual({ echo: { back: true } });
     expect(fx.service.receivedMethods("session/prompt")).toHaveLength(1);
     expect(p.messages.filter((m) => m.id === 8)).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { chunkTexts, INIT_PARAMS, isolatedEnv, ProxyProcess } from "./proxy-process.js";
+import { chunkTexts, INIT_PARAMS, isolatedEnv, ProxyProcess, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -19,11 +19,11 @@ describe("pass-through", () => {
     const sessionId = (created["result"] as { sessionId: string }).sessionId;
 
     p.send({ id: 100, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
-    const permission = await p.waitFor((m) => m.method === "session/request_permission", 5000, "permission request");
+    const permission = await p.waitFor((m) => m.method === "session/request_permission", WAIT_MS, "permission request");
     expect(permission["id"]).toBe(`perm-${sessionId}`);
     p.send({ id: permission["id"] as string, result: { outcome: { outcome: "selected", optionId: "allow" } } });
 
-    const done = await p.waitFor((m) => m.id === 100 && "result" in m, 5000, "prompt response");
+    const done = await p.waitFor((m) => m.id === 100 && "result" in m, WAIT_MS, "prompt response");
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(chunkTexts(p.messages, sessionId)).toEqual([1, 2, 3].map((i) => `chunk ${i} (permission: allow)`));
 
@@ -39,11 +39,11 @@ describe("pass-through", () => {
   it("answers a malformed line with -32700 and id null, and keeps working", async () => {
     const p = startProxy();
     p.sendRaw("{this is not json\n");
-    const parseError = await p.waitFor((m) => m.id === null, 5000, "parse error");
+    const parseError = await p.waitFor((m) => m.id === null, WAIT_MS, "parse error");
     expect(parseError["error"]).toMatchObject({ code: -32700 });
 
     p.sendRaw("[1,2]\n");
-    await p.waitFor((m) => m.id === null && (m["error"] as { code: number }).code === -32600, 5000, "batch refusal");
+    await p.waitFor((m) => m.id === null && (m["error"] as { code: number }).code === -32600, WAIT_MS, "batch refusal");
 
     const init = await p.request("initialize", INIT_PARAMS);
     expect(init["result"]).toBeDefined();

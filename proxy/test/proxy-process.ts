@@ -11,6 +11,12 @@ import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 
+/**
+ * How long a test waits for a frame or a stderr line by default. Only a failing test waits
+ * this long; on a loaded 2-core machine a healthy answer can take seconds, so it is generous.
+ */
+export const WAIT_MS = 20_000;
+
 export type Message = Record<string, unknown> & { id?: string | number | null; method?: string; params?: Record<string, unknown> };
 
 export function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -65,14 +71,14 @@ export class ProxyProcess {
   }
 
   /** Sends a request and returns the response with its id. */
-  async request(method: string, params: unknown, timeoutMs = 5000): Promise<Message> {
+  async request(method: string, params: unknown, timeoutMs = WAIT_MS): Promise<Message> {
     const id = this.#nextId++;
     this.send({ id, method, params: params as Record<string, unknown> });
     return this.waitFor((m) => m.id === id && !("method" in m), timeoutMs, `response to ${method} #${id}`);
   }
 
   /** Resolves with the first message (already received or future) matching `predicate`. */
-  async waitFor(predicate: (m: Message) => boolean, timeoutMs = 5000, what = "message"): Promise<Message> {
+  async waitFor(predicate: (m: Message) => boolean, timeoutMs = WAIT_MS, what = "message"): Promise<Message> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find(predicate);
@@ -89,7 +95,7 @@ export class ProxyProcess {
     }
   }
 
-  async waitForStderr(pattern: RegExp, timeoutMs = 5000): Promise<void> {
+  async waitForStderr(pattern: RegExp, timeoutMs = WAIT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.stderr)) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in stderr:\n${this.stderr}`);

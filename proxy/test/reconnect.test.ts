@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { chunkTexts, INIT_PARAMS, INIT_PARAMS_TURN_ENDED, isolatedEnv, ProxyProcess, type Message } from "./proxy-process.js";
+import { chunkTexts, INIT_PARAMS, INIT_PARAMS_TURN_ENDED, isolatedEnv, ProxyProcess, type Message, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -20,7 +20,7 @@ describe("reconnect", () => {
     fx.service.turn = { updates: 12, intervalMs: 40, cutAfter: 3, stopReason: "end_turn" };
 
     p.send({ id: 10, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "long task" }] } });
-    const done = await p.waitFor((m) => m.id === 10 && "result" in m, 10_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 10 && "result" in m, WAIT_MS, "prompt answer");
 
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(responsesTo(p, 10)).toHaveLength(1);
@@ -49,9 +49,9 @@ describe("reconnect", () => {
     await p.waitForStderr(/connection to the service closed/);
     p.send({ id: 21, method: "_test/echo", params: { queued: true } });
 
-    const done = await p.waitFor((m) => m.id === 20 && "result" in m, 10_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 20 && "result" in m, WAIT_MS, "prompt answer");
     expect(done["result"]).toEqual({ stopReason: "max_tokens" });
-    const echo = await p.waitFor((m) => m.id === 21, 5000, "queued request answer");
+    const echo = await p.waitFor((m) => m.id === 21, WAIT_MS, "queued request answer");
     expect(echo["result"]).toEqual({ echo: { queued: true } });
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(5));
     expect(responsesTo(p, 20)).toHaveLength(1);
@@ -66,7 +66,7 @@ describe("reconnect", () => {
     fx.service.turn = { updates: 8, intervalMs: 30, cutAfter: 4, stopReason: "end_turn" };
 
     p.send({ id: 40, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
-    await p.waitFor((m) => m.id === 40 && "result" in m, 10_000, "prompt answer");
+    await p.waitFor((m) => m.id === 40 && "result" in m, WAIT_MS, "prompt answer");
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(8));
     expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toHaveLength(1);
     expect(responsesTo(p, 40)).toHaveLength(1);
@@ -80,7 +80,7 @@ describe("reconnect", () => {
     fx.service.losePrompts = 1;
 
     p.send({ id: 50, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "two" }] } });
-    const done = await p.waitFor((m) => m.id === 50 && !("method" in m), 10_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 50 && !("method" in m), WAIT_MS, "prompt answer");
 
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(responsesTo(p, 50)).toHaveLength(1);
@@ -101,7 +101,7 @@ describe("reconnect", () => {
     const { p, sessionId } = await startSession();
     fx.service.losePrompts = 2;
     p.send({ id: 60, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "unlucky" }] } });
-    const done = await p.waitFor((m) => m.id === 60, 15_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 60, WAIT_MS, "prompt answer");
     expect(done["error"]).toMatchObject({ code: -32603, data: { reason: "prompt_lost" } });
     expect(fx.service.receivedMethods("session/prompt")).toHaveLength(2);
     expect(responsesTo(p, 60)).toHaveLength(1);
@@ -114,7 +114,7 @@ describe("reconnect", () => {
     fx.service.turn = { updates: 2, intervalMs: 5, cutAfter: 2, stopReason: "max_tokens" };
     fx.service.replayNothing = true;
     p.send({ id: 70, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
-    const done = await p.waitFor((m) => m.id === 70, 10_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 70, WAIT_MS, "prompt answer");
     expect(done["result"]).toEqual({ stopReason: "max_tokens" });
     expect(fx.service.receivedMethods("session/prompt")).toHaveLength(1);
   });
@@ -127,7 +127,7 @@ describe("reconnect", () => {
     const sessionId = (created["result"] as { sessionId: string }).sessionId;
     fx.service.turn = { updates: 6, intervalMs: 30, stopReason: "end_turn" };
     // Frames 3 and 4 are chunks 1 and 2: the cut comes mid-turn, from the proxy's side.
-    const done = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }, 10_000);
+    const done = await p.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }, WAIT_MS);
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     expect(chunkTexts(p.messages, sessionId)).toEqual(expected(6));
     expect(p.stderr).toMatch(/test hook: dropping the connection after 4 frames/);
@@ -147,7 +147,7 @@ describe("reconnect", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await fx.service.listen();
 
-    const done = await p.waitFor((m) => m.id === 30 && "result" in m, 15_000, "second prompt answer");
+    const done = await p.waitFor((m) => m.id === 30 && "result" in m, WAIT_MS, "second prompt answer");
     expect(done["result"]).toEqual({ stopReason: "end_turn" });
     // Turn one's two chunks, then turn two's two chunks: none repeated.
     expect(chunkTexts(p.messages, sessionId)).toEqual(["chunk 1", "chunk 2", "chunk 1", "chunk 2"]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, isolatedEnv, type Message } from "./proxy-process.js";
+import { INIT_PARAMS, isolatedEnv, type Message, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -23,10 +23,10 @@ describe("the service's requests across a reconnect", () => {
   it("gives the editor a request once, though the service sends it again after the re-attach, and the answer reaches the service", async () => {
     const { p, sessionId } = await startSession();
     const answered = fx.service.askSession(sessionId, "hermes:perm:1", "session/request_permission", permissionParams(sessionId));
-    await p.waitFor((m) => m.id === "hermes:perm:1", 5000, "permission request");
+    await p.waitFor((m) => m.id === "hermes:perm:1", WAIT_MS, "permission request");
 
     fx.service.dropConnections();
-    await p.waitForStderr(/connected to .*re-attached 1 session/, 10_000);
+    await p.waitForStderr(/connected to .*re-attached 1 session/, WAIT_MS);
     // The re-sent copy was held back: it came after the resume, before anything the editor could see.
     await p.request("_test/echo", { after: true });
     expect(copiesOf(p.messages, "hermes:perm:1")).toHaveLength(1);
@@ -39,7 +39,7 @@ describe("the service's requests across a reconnect", () => {
   it("holds an answer the editor gives while the proxy re-attaches until the session is resumed, so the service does not ignore it", async () => {
     const { p, sessionId } = await startSession();
     const answered = fx.service.askSession(sessionId, "hermes:perm:2", "session/request_permission", permissionParams(sessionId));
-    await p.waitFor((m) => m.id === "hermes:perm:2", 5000, "permission request");
+    await p.waitFor((m) => m.id === "hermes:perm:2", WAIT_MS, "permission request");
 
     fx.service.resumeDelays.set(sessionId, 400);
     fx.service.dropConnections();
@@ -58,11 +58,11 @@ describe("the service's requests across a reconnect", () => {
   it("keeps an answer given during an outage past --give-up-after, and delivers it once the service is back", async () => {
     const { p, sessionId } = await startSession(["--give-up-after", "1"]);
     const answered = fx.service.askSession(sessionId, "hermes:perm:3", "session/request_permission", permissionParams(sessionId));
-    await p.waitFor((m) => m.id === "hermes:perm:3", 5000, "permission request");
+    await p.waitFor((m) => m.id === "hermes:perm:3", WAIT_MS, "permission request");
     await fx.service.stop();
     await p.waitForStderr(/connection to the service closed/);
     p.send(allow("hermes:perm:3"));
-    await p.waitForStderr(/unreachable since/, 5000);
+    await p.waitForStderr(/unreachable since/, WAIT_MS);
 
     await fx.service.listen();
     expect(await answered).toMatchObject({ result: { outcome: { optionId: "allow" } } });
@@ -74,9 +74,9 @@ describe("a request the service withdraws", () => {
   it("is passed on as $/cancel_request and forgotten: the proxy keeps no entry for it, so the same id is new again", async () => {
     const { p, sessionId } = await startSession();
     void fx.service.askSession(sessionId, "hermes:perm:4", "session/request_permission", permissionParams(sessionId));
-    await p.waitFor((m) => m.id === "hermes:perm:4", 5000, "permission request");
+    await p.waitFor((m) => m.id === "hermes:perm:4", WAIT_MS, "permission request");
     fx.service.notifyClient("$/cancel_request", { requestId: "hermes:perm:4" });
-    await p.waitFor((m) => m["method"] === "$/cancel_request", 5000, "the withdrawal");
+    await p.waitFor((m) => m["method"] === "$/cancel_request", WAIT_MS, "the withdrawal");
     // Only an id the proxy has forgotten reaches the editor a second time.
     void fx.service.askSession(sessionId, "hermes:perm:4", "session/request_permission", permissionParams(sessionId));
     await p.request("_test/echo", { after: true });

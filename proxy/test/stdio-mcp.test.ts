@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
+import { INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
@@ -39,7 +39,7 @@ describe("stdio MCP servers", () => {
 
     // The editor's own server: the request reaches the editor, as any agent→client request does.
     void fx.service.requestClient("m4", "mcp/message", { serverId: "editor-1", requestId: "r4", method: "tools/list" });
-    const atEditor = await p.waitFor((m) => m.method === "mcp/message", 5000, "the editor's mcp/message");
+    const atEditor = await p.waitFor((m) => m.method === "mcp/message", WAIT_MS, "the editor's mcp/message");
     expect(atEditor["params"]).toEqual({ serverId: "editor-1", requestId: "r4", method: "tools/list" });
     expect(p.stderr).toMatch(/MCP server "everything" started/);
     expect(p.garbage).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, INIT_PARAMS_TURN_ENDED, isolatedEnv } from "./proxy-process.js";
+import { INIT_PARAMS, INIT_PARAMS_TURN_ENDED, isolatedEnv, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -22,7 +22,7 @@ describe("_hermes/turn_ended opt-in", () => {
     const sessionId = (created["result"] as { sessionId: string }).sessionId;
     for (const id of [10, 11]) {
       p.send({ id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
-      await p.waitFor((m) => m.id === id && "result" in m, 5000, `prompt ${id}`);
+      await p.waitFor((m) => m.id === id && "result" in m, WAIT_MS, `prompt ${id}`);
     }
     const ended = p.messages.filter((m) => m.method === "_hermes/turn_ended");
     expect(ended.map((m) => (m.params?.["_meta"] as { hermes: { requestId: number } }).hermes.requestId)).toEqual([10, 11]);
@@ -36,7 +36,7 @@ describe("_hermes/turn_ended opt-in", () => {
     // The socket is cut mid-turn; the turn ends during the outage, and only the replayed turn_ended says how.
     fx.service.turn = { updates: 4, intervalMs: 10, cutAfter: 1, stopReason: "max_tokens" };
     p.send({ id: 20, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } });
-    const done = await p.waitFor((m) => m.id === 20, 10_000, "prompt answer");
+    const done = await p.waitFor((m) => m.id === 20, WAIT_MS, "prompt answer");
     expect(done["result"]).toEqual({ stopReason: "max_tokens" });
     expect(p.messages.filter((m) => m.method === "_hermes/turn_ended")).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentFrameValidator } from "../../test/support/acp-schema.js";
 import { useFakeService } from "./fixture.js";
-import { INIT_PARAMS, isolatedEnv } from "./proxy-process.js";
+import { INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
 
 const fx = useFakeService();
 
@@ -46,7 +46,7 @@ describe("an upstream agent's message over the service's frame limit", () => {
     expect(tunnelled().filter((m) => m["id"] === "s~1")).toEqual([{ jsonrpc: "2.0", id: "s~1", error: { code: -32603, message: expect.stringMatching(new RegExp(`^The service could not read ${limit.source}$`)) } }]);
 
     fx.service.notifyClient("_hermes/upstream/message", { upstreamId: "big", message: { jsonrpc: "2.0", method: "ask" } });
-    await p.waitForStderr(/agent got: /, 5000);
+    await p.waitForStderr(/agent got: /, WAIT_MS);
     expect(p.stderr).toMatch(new RegExp(`agent got: .*"id":"agent-1","error":\\{"code":-32603,"message":"hermes-edge-proxy could not pass on ${limit.source}"`));
 
     expect(p.messages.filter((m) => m.id === null)).toEqual([]);
