@@ -52,7 +52,7 @@ export default defineConfig(async () => {
             name: "subprocess",
             include: SUBPROCESS_TESTS,
             environment: "node",
-            sequence: { groupOrder: 2 },
+            sequence: { groupOrder: 5 },
             testTimeout: 60_000,
             hookTimeout: 60_000,
             fileParallelism: false,
