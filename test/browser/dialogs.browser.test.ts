@@ -81,8 +81,8 @@ describe("the permission dialog", () => {
     await expect.poll(() => agentMessages(page), { timeout: 20_000 }).toEqual(["Wrote it offline."]);
   });
 
-  it("closes when the turn ended while the page was offline (the service's withdrawal could not reach it)", async () => {
-    rig.mock.setScript("dialog-away", [writeStep("/workspace/away.md"), { text: "never" }]);
+  it("moves to another page of the session when this one drops, and closes here once the turn ended while this page was offline", async () => {
+    rig.mock.setScript("dialog-away", [writeStep("/workspace/away.md"), { text: "Not written." }]);
     const { page } = await rig.page();
     await signIn(page, rig.url);
     await newSession(page);
@@ -93,14 +93,17 @@ describe("the permission dialog", () => {
     await signIn(other, `${rig.server.url}/`);
     await other.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Write while I am away/ }).click();
     await other.getByText("Turn running").waitFor();
+    expect(await other.getByRole("dialog").count()).toBe(0);
     cut(4000);
     await expect.poll(() => page.locator(".topbar [role=status]").innerText()).toMatch(/^Reconnecting…/);
-    await other.getByRole("button", { name: "Cancel", exact: true }).click();
+    // The editor that was asked is gone, so the one still attached is asked; its answer ends the turn while this page is away.
+    const moved = other.getByRole("dialog", { name: "Write /workspace/away.md" });
+    await moved.getByRole("button", { name: "Deny", exact: true }).click({ timeout: 10_000 });
     await other.getByText("Turn running").waitFor({ state: "detached" });
     await expect.poll(() => page.locator(".topbar [role=status]").innerText(), { timeout: 20_000 }).toBe("Connected");
-    await page.getByText("Turn cancelled.").waitFor();
+    await expect.poll(() => agentMessages(page)).toEqual(["Not written."]);
     await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
-    expect(rig.mock.calls("dialog-away")).toHaveLength(1);
+    expect(rig.mock.calls("dialog-away")).toHaveLength(2);
   });
 });
 

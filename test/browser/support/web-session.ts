@@ -69,6 +69,7 @@ export async function signIn(page: Page, url: string, key = KEY, remember = fals
   if (remember) await page.getByLabel("Remember this browser").check();
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+  await page.locator('ul[aria-label="Sessions"][aria-busy="false"]').waitFor({ state: "attached" });
 }
 
 export async function newSession(page: Page, cwd = "/workspace"): Promise<void> {

@@ -123,7 +123,8 @@ export class AppController {
     }
     this.#key = key;
     if (!this.#viaLink) saveKey(key, remember);
-    this.#set({ phase: "ready", signInError: null });
+    // The list is busy from the first frame of the ready page, so nobody (a screen reader, a test) reads its empty start as "no sessions".
+    this.#set({ phase: "ready", signInError: null, sessions: { ...this.#state.sessions, loading: true } });
     await this.refreshSessions();
   }
 
