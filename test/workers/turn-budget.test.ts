@@ -1,0 +1,141 @@
+/**
+ * What one long turn makes, counted against Cloudflare's per-invocation limits
+ * (which `wrangler dev` does not enforce): the longest turn the service runs
+ * (50 model calls, `DEFAULT_MAX_MODEL_CALLS`, each answered with a tool call),
+ * once with a tool that needs no editor (`todo`) and once with one the editor
+ * answers (`read_file` → `fs/read_text_file`). The numbers go in README ("Restarts", Plan).
+ *
+ * Limits (https://developers.cloudflare.com/workers/platform/limits/#subrequests,
+ * https://developers.cloudflare.com/d1/platform/limits/): 50 subrequests per
+ * invocation on Workers Free, 10,000 on Paid; D1 queries 50 (Free) / 1,000 (Paid).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_MODEL_CALLS } from "../../src/agent/turn-loop.js";
+import { FEED_DELAY_MS } from "../../src/session/search-feed.js";
+import { TOUCH_EVERY_MS } from "../../src/session/index-writer.js";
+import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+import { BudgetMeter, total, type Counts } from "./budget-meter.js";
+
+const meter = new BudgetMeter();
+beforeAll(() => meter.install());
+afterAll(() => meter.uninstall());
+
+/** Scripted steps: more than a turn may make, so the turn's own limit ends it. */
+const STEPS = 60;
+
+interface Budget {
+  modelRequests: number;
+  d1: number;
+  tenantRpcs: number;
+  deliveries: number;
+  deliveredFrames: number;
+  /** Everything the session object sent out during the turn. */
+  subrequests: number;
+  /** Calls into the session object during the turn (the prompt, editor answers): invocations. */
+  sessionInvocations: number;
+  /** The most it sent between two of them. */
+  maxBetweenCalls: number;
+}
+
+function report(name: string, counts: Counts): Budget {
+  const budget: Budget = {
+    modelRequests: counts.modelRequests,
+    d1: counts.sessionD1,
+    tenantRpcs: counts.tenantRpcs,
+    deliveries: counts.deliveries,
+    deliveredFrames: counts.deliveredFrames,
+    subrequests: counts.subrequests,
+    sessionInvocations: total(counts.sessionCalls),
+    maxBetweenCalls: counts.maxBetweenCalls,
+  };
+  console.log(
+    `${name}: ${JSON.stringify(budget)}\n  d1 by table ${JSON.stringify(Object.fromEntries(counts.d1))}` +
+      `\n  tenant ${JSON.stringify(Object.fromEntries(counts.tenant))}\n  session calls ${JSON.stringify(Object.fromEntries(counts.sessionCalls))}` +
+      (counts.otherFetches.length ? `\n  other fetches ${JSON.stringify(counts.otherFetches)}` : ""),
+  );
+  return budget;
+}
+
+/**
+ * Runs one prompt and counts what it makes: from a quiet session (what `session/new` left
+ * to do is done) until the writes a turn leaves for later (the index's `updatedAt`, the search feed) are out.
+ */
+async function longTurn(client: TestClient, sessionId: string, key: string): Promise<Frame> {
+  await sleep(1_000);
+  meter.reset();
+  const res = await client.prompt(sessionId, `work through it [[mock:${key}]]`, 120_000).response;
+  await sleep(Math.max(TOUCH_EVERY_MS, FEED_DELAY_MS) + 1_000);
+  return res;
+}
+
+describe("the longest turn, counted against the platform's per-invocation limits", () => {
+  it("makes one model request per model call and a bounded number of subrequests with a tool that needs no editor", async () => {
+    const key = uniqueKey("budget-todo");
+    await mockScript(
+      key,
+      Array.from({ length: STEPS }, (_, i) => ({
+        text: `Step ${i}.`,
+        toolCalls: [{ id: `call_${i}`, name: "todo", arguments: { todos: [{ content: `step ${i}`, status: "in_progress" }] } }],
+      })),
+    );
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession("/work/budget");
+    const res = await longTurn(client, sessionId, key);
+    expect(res.result).toEqual({ stopReason: "max_turn_requests" });
+    expect(await mockCalls(key)).toHaveLength(DEFAULT_MAX_MODEL_CALLS);
+
+    const budget = report("todo turn", meter.counts);
+    const steps = DEFAULT_MAX_MODEL_CALLS;
+    expect(budget.modelRequests).toBe(steps);
+    expect(meter.counts.otherFetches).toEqual([]);
+    // D1 is not written per step: memory read at the start, the index flushed at the end, the search feed after.
+    expect(budget.d1).toBeGreaterThan(0);
+    expect(budget.d1).toBeLessThanOrEqual(4);
+    // The tenant: the turn slot taken and given back (with the turn's usage), never per step.
+    expect(budget.tenantRpcs).toBeLessThanOrEqual(3);
+    // Deliveries are batched (never more than the frames): about one per step here.
+    expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
+    expect(budget.deliveries).toBeLessThanOrEqual(2 * steps + 10);
+    // Nothing else calls the session while it works: the whole turn runs in the prompt RPC's invocation.
+    expect(budget.sessionInvocations).toBe(1);
+    expect(budget.maxBetweenCalls).toBe(budget.subrequests);
+    expect(budget.subrequests).toBe(budget.modelRequests + budget.d1 + budget.tenantRpcs + budget.deliveries);
+    expect(budget.subrequests).toBeLessThanOrEqual(3 * steps + 20);
+    client.close();
+  }, 180_000);
+
+  it("counts one incoming editor answer per step when the tool reads a file through the editor", async () => {
+    const key = uniqueKey("budget-read");
+    await mockScript(
+      key,
+      Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ id: `read_${i}`, name: "read_file", arguments: { path: `/work/budget/f${i}.txt` } }] })),
+    );
+    const client = await TestClient.ready({}, { fs: { readTextFile: true } });
+    let reads = 0;
+    client.onRequest("fs/read_text_file", () => {
+      reads++;
+      return { content: "x" };
+    });
+    const sessionId = await client.newSession("/work/budget");
+    const res = await longTurn(client, sessionId, key);
+    expect(res.result).toEqual({ stopReason: "max_turn_requests" });
+    expect(reads).toBe(DEFAULT_MAX_MODEL_CALLS);
+
+    const budget = report("read_file turn", meter.counts);
+    const steps = DEFAULT_MAX_MODEL_CALLS;
+    expect(budget.modelRequests).toBe(steps);
+    expect(meter.counts.otherFetches).toEqual([]);
+    expect(budget.d1).toBeLessThanOrEqual(4);
+    expect(budget.tenantRpcs).toBeLessThanOrEqual(3);
+    // Each editor answer is an RPC into the session object (an invocation of its own), and each
+    // request to the editor goes out in a delivery of its own: about two per step.
+    expect(meter.counts.sessionCalls.get("clientResponse")).toBe(steps);
+    expect(budget.sessionInvocations).toBe(steps + 1);
+    expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
+    expect(budget.deliveries).toBeLessThanOrEqual(3 * steps + 10);
+    expect(budget.subrequests).toBeLessThanOrEqual(4 * steps + 20);
+    // Between two editor answers the session makes a handful: the next model request and its deliveries.
+    expect(budget.maxBetweenCalls).toBeLessThanOrEqual(10);
+    client.close();
+  }, 180_000);
+});
