@@ -93,14 +93,15 @@ describe("the longest turn, counted against the platform's per-invocation limits
     expect(budget.d1).toBeLessThanOrEqual(4);
     // The tenant: the turn slot taken and given back (with the turn's usage), never per step.
     expect(budget.tenantRpcs).toBeLessThanOrEqual(3);
-    // Deliveries are batched (never more than the frames): about one per step here.
+    // Deliveries are batched (never more than the frames): about one per step here, more when the
+    // model streams slowly; unbatched they would be about five.
     expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
-    expect(budget.deliveries).toBeLessThanOrEqual(2 * steps + 10);
+    expect(budget.deliveries).toBeLessThanOrEqual(3 * steps + 10);
     // Nothing else calls the session while it works: the whole turn runs in the prompt RPC's invocation.
     expect(budget.sessionInvocations).toBe(1);
     expect(budget.maxBetweenCalls).toBe(budget.subrequests);
     expect(budget.subrequests).toBe(budget.modelRequests + budget.d1 + budget.tenantRpcs + budget.deliveries);
-    expect(budget.subrequests).toBeLessThanOrEqual(3 * steps + 20);
+    expect(budget.subrequests).toBeLessThanOrEqual(4 * steps + 20);
     client.close();
   }, 180_000);
 
@@ -134,8 +135,9 @@ describe("the longest turn, counted against the platform's per-invocation limits
     expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
     expect(budget.deliveries).toBeLessThanOrEqual(3 * steps + 10);
     expect(budget.subrequests).toBeLessThanOrEqual(4 * steps + 20);
-    // Between two editor answers the session makes a handful: the next model request and its deliveries.
-    expect(budget.maxBetweenCalls).toBeLessThanOrEqual(10);
+    // Between two editor answers the session makes a handful: the next model request and its
+    // deliveries (the last stretch adds the index, the search feed and the slot's release).
+    expect(budget.maxBetweenCalls).toBeLessThanOrEqual(15);
     client.close();
   }, 180_000);
 });
