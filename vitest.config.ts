@@ -15,7 +15,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { buildWeb } from "./scripts/build-web.js";
-import { hermeticWranglerConfig } from "./test/support/hermetic-wrangler-config.js";
+import { hermeticWranglerConfig, wranglerAliases } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ada";
@@ -26,7 +26,7 @@ export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxCo
  * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
  * `wrangler dev` harness): their own project, so the unit project stays fast.
  */
-const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts", "test/unit/support/wrangler-dev.test.ts"];
+const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts", "test/unit/scripts/bundle-budget.test.ts", "test/unit/support/wrangler-dev.test.ts"];
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.
@@ -82,6 +82,8 @@ export default defineConfig(async () => {
               },
             }),
           ],
+          // wrangler.toml's [alias] (ajv stubbed out), which the pool does not apply: the same modules as the deployed bundle.
+          resolve: { alias: wranglerAliases(import.meta.dirname) },
           test: {
             name: "workers",
             sequence: { groupOrder: 1 },

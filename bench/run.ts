@@ -32,6 +32,7 @@ interface FigureSpec {
 const FIGURES: FigureSpec[] = [
   { id: "1", file: "bench/first-token.ts", title: "first-token overhead", limitMs: 12 * 60_000 },
   { id: "1b", file: "bench/platform-floor.ts", title: "figure 1 against the platform floor", limitMs: 12 * 60_000 },
+  { id: "1c", file: "bench/bundle.ts", title: "the Worker bundle: raw and gzip upload, by package", limitMs: 10 * 60_000 },
   { id: "2", file: "bench/streaming.ts", title: "streaming a 20,000-token answer", limitMs: 12 * 60_000 },
   { id: "3", file: "bench/concurrency.ts", title: "50/100/200 concurrent sessions", limitMs: 17 * 60_000 },
   { id: "4", file: "bench/history.ts", title: "session/load of 1,000 and 10,000 updates", limitMs: 17 * 60_000 },

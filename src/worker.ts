@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { AGENT_NAME, AGENT_VERSION } from "./acp/capabilities.js";
 import { CONNECTION_ID_HEADER, PROTOCOL_HEADER, TENANT_HEADER } from "./connection/connection.js";
 import { PRINCIPAL_HEADER, principalHeader } from "./connection/principal-header.js";
-import { z } from "zod";
+import * as z from "zod";
 import type { Env } from "./env.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { bearerAuth, type AuthVariables } from "./http/auth.js";

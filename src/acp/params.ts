@@ -3,7 +3,7 @@
  * against the SDK's generated types with `conforms<T>()`, so a protocol change
  * that breaks them fails the type check instead of drifting.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type {
   AuthenticateRequest,
   CancelNotification,

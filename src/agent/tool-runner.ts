@@ -2,7 +2,7 @@
  * Runs one model tool call: parse and validate the arguments, announce the call
  * to the editor, run the tool, report the outcome. Returns what the model reads.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import type { ModelToolCall, ToolSpec } from "./model-provider.js";

@@ -3,7 +3,7 @@
  * schema of its params and its handler. Session methods forward to the session
  * object, which answers through its outbox (`DEFERRED`) so order is kept.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import { initializeResult } from "../acp/capabilities.js";
 import {

@@ -2,7 +2,7 @@
  * Opaque list cursors: the position after the last row of a page. Clients must
  * not parse them; a tampered or foreign cursor is rejected, never guessed at.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const zPosition = z.object({ u: z.number().int().nonnegative(), i: z.string().min(1) });
 

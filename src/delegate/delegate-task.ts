@@ -4,7 +4,7 @@
  * line per task, and the model reads a bounded summary and figures per task.
  * A failing task never fails its siblings.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DELEGATE_TOOL_NAME } from "./blocked-tools.js";
 import { resultsForModel, type SubagentResult } from "./subagent-result.js";
 import type { DelegatedTask } from "./subagent-spec.js";

@@ -4,7 +4,7 @@
  * the connection's or a session's SSE stream, DELETE ends the connection. Only
  * the framing differs; every ACP method runs through the one method table.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ErrorCode } from "@hermes-edge/protocol";
 import type { Connection } from "../connection/connection.js";
 import { CONNECTION_ID_HEADER, TENANT_HEADER } from "../connection/connection.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { ApiKeyRow } from "../../schema/api-keys.js";
 import { ApiKeyStore, keyStatus } from "../db/api-keys.js";
 import type { Env } from "../env.js";

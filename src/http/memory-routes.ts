@@ -4,7 +4,7 @@
  * edits), for the browser client and scripts. Scoped to the caller's tenant.
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { zAbsolutePath } from "../acp/params.js";
 import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import type { Env } from "../env.js";

@@ -5,7 +5,7 @@
  * `http://localhost:*`. Pure, so it is tested in Node.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const ALLOWED_ORIGINS_VAR = "HERMES_ALLOWED_ORIGINS";
 

@@ -3,7 +3,7 @@
  * scoping as ACP: another tenant's session is a 404, like an unknown one.
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { sessionInfo } from "../connection/session-info.js";
 import { listReadable, withAccess } from "../connection/session-listing.js";
 import { isAdmin } from "../session/access.js";

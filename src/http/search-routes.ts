@@ -4,7 +4,7 @@
  * Only the caller's tenant's sessions; limit 1–20, default 5.
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SEARCH_LIMIT, SearchIndex } from "../db/search-index.js";
 import type { Env } from "../env.js";
 import { zSearchLimit, zSearchQuery } from "../tools/session-search.js";

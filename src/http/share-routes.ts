@@ -7,7 +7,7 @@
  * @module
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { ErrorCode, linkFragment, readOnly, zLinkRequest, zShareRole, zShareUser, type Link } from "@hermes-edge/protocol";
 import type { SessionLinkRow } from "../../schema/session-links.js";
 import { LinkStore, linkStatus } from "../db/link-store.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { UsageIndex } from "../db/usage-index.js";
 import type { Env } from "../env.js";
 import { flushUsage } from "../tenant/tenant-slots.js";

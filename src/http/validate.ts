@@ -5,7 +5,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import { readBounded } from "../bounded-read.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { httpError } from "./http-error.js";

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { z } from "zod";
+import * as z from "zod";
 import { previewBlock } from "../tools/render.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { McpToolInfo } from "./mcp-link.js";

@@ -10,7 +10,7 @@
  */
 import { requestCancelled } from "@hermes-edge/protocol";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import type { AnyTool, ClientPort } from "../tools/tool.js";
 import type { McpToolInfo } from "./mcp-link.js";
 import { mcpTool } from "./mcp-tool.js";

@@ -6,7 +6,7 @@
  * tools at all fails, saying so.
  */
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import type { McpToolInfo } from "./mcp-link.js";
 
 /** A server that keeps answering with a next cursor is not followed further than this. */

@@ -5,7 +5,7 @@
  * holds for the rest of the turn, whatever tool tries the same path again.
  */
 import type { PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { isSensitivePath } from "../tools/path-policy.js";
 import { ToolError, type GateRequest } from "../tools/tool.js";
 import { modeDecision } from "./modes.js";

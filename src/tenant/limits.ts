@@ -4,7 +4,7 @@
  * with `null`. Pure: parsing and merging only.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const LIMIT_NAMES = ["maxConcurrentTurns", "maxConcurrentSubagents", "dailyTokens"] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];

@@ -3,7 +3,7 @@
  * managed keys, the admin API's paths. A name that fits in a URL path segment
  * and a log line, so every tenant that can sign in can also be administered.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const zTenant = z
   .string()

@@ -2,7 +2,7 @@
  * Usage counters per UTC day and the date arithmetic around them. Pure.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const USAGE_FIELDS = ["turns", "modelCalls", "inputTokens", "outputTokens", "toolCalls", "subagents"] as const;
 export type UsageField = (typeof USAGE_FIELDS)[number];

@@ -3,7 +3,7 @@
  * response is validated here, at the boundary, and what the model reads, the
  * editor shows and history keeps is bounded by `MAX_ANSWER_CHARS`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ClarifyInput } from "./clarify.js";
 import { formatCount, truncateText } from "./render.js";
 import { ToolError } from "./tool.js";

@@ -8,7 +8,7 @@
  * The answer is validated and bounded in clarify-answer.ts.
  */
 import type { ClientCapabilities, CreateElicitationRequest, ElicitationSchema } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { answerForModel } from "./clarify-answer.js";
 import { describeClientError } from "./client-calls.js";
 import { textBlock } from "./render.js";

@@ -5,7 +5,7 @@
  * defence; this is the second), validates the answer, and turns editor errors
  * into `ToolError`s the model can read.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type {
   CLIENT_METHODS,
   ClientCapabilities,

@@ -3,7 +3,7 @@
  * project, the edits the `memory` tool makes to them (Hermes' add / replace /
  * remove) and the 4,000-character bound. Storage is `db/memory-store.ts`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "./tool.js";
 
 /** The most a project's memory holds, counted over all entries. */

@@ -7,7 +7,7 @@
  * changes stored content, so `read_only` mode withholds it like every edit tool;
  * sub-agents never get it (delegate/blocked-tools.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MemoryConflictError, MemoryStore } from "../db/memory-store.js";
 import { applyMemoryEdit, formatMemory, memoryUsage, zMemoryAction, type MemoryEdit } from "./memory-entries.js";
 import { textBlock } from "./render.js";

@@ -4,7 +4,7 @@
  * back with `fs/write_text_file`. The tool call shows the real before/after,
  * never the patch text as if it were the file.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { canReadFiles, canWriteFiles, readTextFile, writeTextFile } from "./client-calls.js";
 import { resolveToolPath, tryResolveToolPath } from "./path-policy.js";
 import { diffBlock, firstChangedLine } from "./render.js";

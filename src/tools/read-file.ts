@@ -2,7 +2,7 @@
  * `read_file`: a text file from the user's workspace, read through the editor
  * (`fs/read_text_file`), so unsaved buffer contents are what the model sees.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { canReadFiles, readTextFile } from "./client-calls.js";
 import { resolveToolPath, tryResolveToolPath } from "./path-policy.js";
 import { boundedForModel, formatCount, previewBlock } from "./render.js";

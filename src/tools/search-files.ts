@@ -3,7 +3,7 @@
  * in an editor terminal: ripgrep when installed (fast, honours .gitignore),
  * `grep -rn` otherwise. Read-only, so it does not pass the permission gate.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { canUseTerminal } from "./client-calls.js";
 import { displayPath, resolveToolPath, tryResolveToolPath } from "./path-policy.js";
 import { boundedForModel, formatCount, previewBlock } from "./render.js";

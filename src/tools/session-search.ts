@@ -5,7 +5,7 @@
  * sub-agent, the sessions it was delegated from) or another tenant's; a
  * deleted session has left the index.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchIndex, type SearchHit } from "../db/search-index.js";
 import { searchPlan } from "../db/search-plan.js";
 import { textBlock } from "./render.js";

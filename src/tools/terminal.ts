@@ -5,7 +5,7 @@
  * released: on success, failure, timeout and cancel.
  */
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { canUseTerminal } from "./client-calls.js";
 import { resolveToolPath } from "./path-policy.js";
 import { boundedForModel, formatCount, terminalBlock, textBlock } from "./render.js";

@@ -4,7 +4,7 @@
  * keep the distinction in `_meta.hermes`).
  */
 import type { PlanEntry, PlanEntryStatus } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { textBlock } from "./render.js";
 import type { Tool } from "./tool.js";
 

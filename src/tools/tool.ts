@@ -3,7 +3,7 @@
  * arguments with `inputSchema`, renders the call with `title`/`locations`, and
  * reports `run`'s outcome as a `tool_call_update`.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type {
   ClientCapabilities,
   SessionUpdate,

@@ -4,7 +4,7 @@
  * hosts: see `url-policy.ts`. Redirects are followed by hand so every hop is
  * checked against the same policy.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { readBounded } from "../bounded-read.js";
 import { htmlToText } from "./html-to-text.js";
 import { boundedForModel, formatCount, previewBlock } from "./render.js";

@@ -3,7 +3,7 @@
  * (`fs/write_text_file`). The old content is read first, when the editor can
  * read, so the permission prompt and the tool call show the real diff.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { canWriteFiles, readPriorContent, writeTextFile } from "./client-calls.js";
 import { resolveToolPath, tryResolveToolPath } from "./path-policy.js";
 import { diffBlock, firstChangedLine, formatCount } from "./render.js";

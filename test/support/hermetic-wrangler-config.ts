@@ -13,12 +13,28 @@ import { join, resolve } from "node:path";
 
 /** Keys whose values are paths relative to the config's folder. */
 const PATH_KEYS = ["main", "migrations_dir", "directory"];
+/** `[alias]` entries: a quoted module name mapped to a relative path. */
+const ALIAS_ENTRY = /^(\s*"[^"]+"\s*=\s*)"(\.\.?\/[^"]+)"/gm;
 
 export function hermeticWranglerConfig(repoRoot: string): string {
   const source = readFileSync(join(repoRoot, "wrangler.toml"), "utf8");
   const keys = new RegExp(`^(\\s*(?:${PATH_KEYS.join("|")})\\s*=\\s*)"([^"]+)"`, "gm");
-  const copy = source.replace(keys, (_, head: string, value: string) => `${head}${JSON.stringify(resolve(repoRoot, value))}`);
+  const absolute = (_: string, head: string, value: string) => `${head}${JSON.stringify(resolve(repoRoot, value))}`;
+  const copy = source.replace(keys, absolute).replace(ALIAS_ENTRY, absolute);
   const path = join(mkdtempSync(join(tmpdir(), "hermes-edge-workers-config-")), "wrangler.toml");
   writeFileSync(path, copy);
   return path;
+}
+
+/**
+ * wrangler.toml's `[alias]` table as vite aliases (exact module names, absolute
+ * paths), so the workers tests run with the modules the deployed bundle has.
+ */
+export function wranglerAliases(repoRoot: string): { find: RegExp; replacement: string }[] {
+  const source = readFileSync(join(repoRoot, "wrangler.toml"), "utf8");
+  const table = source.match(/^\[alias\]\n((?:(?!\[).*\n?)*)/m)?.[1] ?? "";
+  return [...table.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]+)"/gm)].map(([, name, path]) => ({
+    find: new RegExp(`^${name!.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`),
+    replacement: resolve(repoRoot, path!),
+  }));
 }

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { TestClient } from "./acp-test-client.js";
 
 export class McpBackend {
@@ -21,11 +22,13 @@ export class McpBackend {
 
   /** Starts a server with id `serverId`; `define` registers its tools; `alterList` changes what its tools/list answers (a server that lists malformed tools). */
   async add(serverId: string, define: (server: McpServer) => void, alterList?: (result: any) => unknown): Promise<McpServer> {
-    const server = new McpServer({ name: serverId, version: "1.0.0" });
+    // The SDK's default validator is ajv, which workerd cannot run (and the workers project, like the bundle, stubs it out).
+    const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
+    const server = new McpServer({ name: serverId, version: "1.0.0" }, { jsonSchemaValidator });
     define(server);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    const client = new Client({ name: "test-editor", version: "1.0.0" });
+    const client = new Client({ name: "test-editor", version: "1.0.0" }, { jsonSchemaValidator });
     await client.connect(clientSide);
     this.#servers.set(serverId, { server, client, stopped: false, alterList });
     return server;

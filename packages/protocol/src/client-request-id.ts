@@ -4,7 +4,7 @@
  * connection route the client's answer back without a table of its own.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const PREFIX = "hermes:";
 

@@ -4,7 +4,7 @@
  * malformed: a peer that does not send it is a plain ACP peer, not an error.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { loose } from "./loose.js";
 
 /** A request id as hermes-edge echoes it in `_meta` (JSON-RPC: string or integer). */

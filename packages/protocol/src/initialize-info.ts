@@ -3,7 +3,7 @@
  * version, whether sessions can be resumed or loaded, and who the agent is.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { loose } from "./loose.js";
 
 const zInitializeResult = loose({

@@ -4,7 +4,7 @@
  * knows, so unknown keys are accepted and kept.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `z.looseObject(shape)`, typed with only the known fields: code may not rely

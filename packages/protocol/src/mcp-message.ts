@@ -12,7 +12,7 @@ import type {
   MessageMcpRequest,
   MessageMcpResponse,
 } from "@agentclientprotocol/sdk/unstable";
-import { z } from "zod";
+import * as z from "zod";
 import { loose } from "./loose.js";
 
 export const MCP_MESSAGE = "mcp/message";

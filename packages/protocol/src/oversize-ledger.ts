@@ -5,7 +5,7 @@
  * that size gets the error as its own answer, instead of waiting forever.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { idKey, type Frame, type RequestId } from "./envelope.js";
 import { formatSize, utf8Bytes } from "./utf8-size.js";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { LoadSessionRequest, ResumeSessionRequest } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { afterSeqMeta } from "./hermes-meta.js";
 import { loose } from "./loose.js";
 

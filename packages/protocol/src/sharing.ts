@@ -6,7 +6,7 @@
  * `_hermes/session/unshare` change who else may open a session.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ErrorCode, RequestError } from "./errors.js";
 import { loose } from "./loose.js";
 

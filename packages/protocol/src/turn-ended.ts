@@ -6,7 +6,7 @@
  * @module
  */
 import type { ErrorResponse } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import type { RequestId } from "./envelope.js";
 import { zRequestId } from "./hermes-meta.js";
 import { loose } from "./loose.js";

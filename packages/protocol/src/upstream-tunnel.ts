@@ -5,7 +5,7 @@
  * message of their stdio, both ways, as `_hermes/upstream/message`.
  * @module
  */
-import { z } from "zod";
+import * as z from "zod";
 import { loose } from "./loose.js";
 
 export const UPSTREAM_MESSAGE = "_hermes/upstream/message";

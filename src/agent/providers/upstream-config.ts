@@ -3,7 +3,7 @@
  * `HERMES_ACP_UPSTREAMS` (reached over WebSocket), and the ones the proxy
  * declares at `initialize` (run on the user's machine). Each is the model `acp:<id>`.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const UPSTREAM_MODEL_PREFIX = "acp:";
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;

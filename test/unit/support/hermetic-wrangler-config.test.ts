@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { hermeticWranglerConfig } from "../../support/hermetic-wrangler-config.js";
+import { hermeticWranglerConfig, wranglerAliases } from "../../support/hermetic-wrangler-config.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -23,5 +23,16 @@ describe("hermeticWranglerConfig", () => {
       expect(path.startsWith(ROOT)).toBe(true);
     }
     expect(text).toContain(`"${resolve(ROOT, "src/worker.ts")}"`);
+    // The [alias] entries (ajv stubbed out of the bundle) point into the repo too.
+    expect(text).toContain(`"ajv" = "${resolve(ROOT, "src/mcp/ajv-unavailable.ts")}"`);
+    expect(text).not.toMatch(/= "\.\.?\//);
+  });
+
+  it("Should hand wrangler.toml's [alias] entries to vite as exact module names with absolute paths", () => {
+    const aliases = wranglerAliases(ROOT);
+    const ajv = aliases.find((a) => a.find.test("ajv"));
+    expect(ajv?.replacement).toBe(resolve(ROOT, "src/mcp/ajv-unavailable.ts"));
+    expect(aliases.some((a) => a.find.test("ajv/dist/2020.js"))).toBe(false);
+    expect(aliases.some((a) => a.find.test("ajv-formats"))).toBe(true);
   });
 });
