@@ -1,0 +1,299 @@
+/**
+ * A prompt's content is stored once (issue 25, target 3): in its prompts row.
+ * The history's user message and the log's user_message_chunk frames refer to
+ * that row, and what clients see is unchanged: replays are byte for byte the
+ * frames sent live, /retry and queued prompts run the stored content,
+ * compaction and forks keep it, and rows stored before keep loading.
+ *
+ * Prompts here are about 48 KB: the workers project refuses inbound frames
+ * over 64 KB (HERMES_MAX_FRAME_BYTES); `bench/stored-bytes.ts` sends 200 KB.
+ */
+import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { notificationFrame, updateSeqMeta } from "@hermes-edge/protocol";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import { agentMessageChunk, userMessageChunk } from "../../src/acp/updates.js";
+import type { SessionRecord } from "../../src/session/session-record.js";
+import { SessionStore } from "../../src/session/session-store.js";
+import { UpdateLog } from "../../src/session/update-log.js";
+import { mockCalls, mockScript, seqOf, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
+
+const CWD = "/work/store-once";
+const CONTENT_CHARS = 48 * 1024;
+const BIG_USAGE = { prompt_tokens: 120_000, completion_tokens: 10 };
+
+/** About CONTENT_CHARS of text that ends with a marker found nowhere else (the title, made of its start, has none). */
+function bigText(label: string): { marker: string; text: string } {
+  const marker = `MARK-${label}-${crypto.randomUUID()}`;
+  return { marker, text: `${"lorem ipsum dolor sit amet ".repeat(Math.ceil(CONTENT_CHARS / 27)).slice(0, CONTENT_CHARS - marker.length - 1)} ${marker}` };
+}
+
+function inSession<T>(sessionId: string, run: (sql: SqlStorage) => T): Promise<T> {
+  const stub = env.SESSION.get(env.SESSION.idFromName(sessionId));
+  return runInDurableObject(stub, (_instance, ctx) => run(ctx.storage.sql));
+}
+
+/** Rows of each table that hold `marker`. */
+function copies(sql: SqlStorage, marker: string): { history: number; log: number; prompts: number } {
+  return sql
+    .exec<{ history: number; log: number; prompts: number }>(
+      `SELECT (SELECT COUNT(*) FROM history WHERE instr(body, ?) > 0) AS history,
+              (SELECT COUNT(*) FROM log WHERE instr(frame, ?) > 0) AS log,
+              (SELECT COUNT(*) FROM prompts WHERE instr(prompt, ?) > 0) AS prompts`,
+      marker,
+      marker,
+      marker,
+    )
+    .one();
+}
+
+/** Bytes of the three tables' content columns. */
+function storedBytes(sql: SqlStorage): { history: number; log: number; prompts: number } {
+  return sql
+    .exec<{ history: number; log: number; prompts: number }>(
+      `SELECT (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM history) AS history,
+              (SELECT COALESCE(SUM(LENGTH(CAST(frame AS BLOB))), 0) FROM log) AS log,
+              (SELECT COALESCE(SUM(LENGTH(CAST(prompt AS BLOB))), 0) FROM prompts) AS prompts`,
+    )
+    .one();
+}
+
+/** Logged frames of a session received before the response to request `id`. */
+function replayed(client: TestClient, id: number, sessionId: string): Frame[] {
+  const end = client.frames.findIndex((f) => f.id === id && !f.method);
+  if (end < 0) throw new Error(`no response to ${id}`);
+  return client.logged(sessionId).filter((f) => client.frames.indexOf(f) < end);
+}
+
+const userChunks = (frames: Frame[]) => frames.filter((f) => f.params.update?.sessionUpdate === "user_message_chunk").map((f) => f.params.update.content);
+
+describe("a prompt's content is stored once", () => {
+  it("is in its prompts row only; the history and the log refer to it", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "short answer" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    const empty = await inSession(sessionId, storedBytes);
+    const { marker, text } = bigText("once");
+    const res = await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `${text} [[mock:${key}]]` }] });
+    expect(res).toEqual({ stopReason: "end_turn" });
+    const { found, bytes, size } = await inSession(sessionId, (sql) => ({ found: copies(sql, marker), bytes: storedBytes(sql), size: sql.databaseSize }));
+    expect(found).toEqual({ history: 0, log: 0, prompts: 1 });
+    const added = bytes.history + bytes.log + bytes.prompts - (empty.history + empty.log + empty.prompts);
+    console.log(`store-once: a ${CONTENT_CHARS}-character prompt added ${added} bytes (history ${bytes.history - empty.history}, log ${bytes.log - empty.log}, prompts ${bytes.prompts - empty.prompts}); database ${size} bytes`);
+    expect(added).toBeLessThan(CONTENT_CHARS * 1.1);
+    // The model got it, and a reader of the history (REST) still sees it.
+    const [call] = await mockCalls(key);
+    expect(call.body.messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: `${text} [[mock:${key}]]` }] });
+    const history = (await (await fetchRest(`/v1/sessions/${sessionId}/history`)).json()) as { messages: { message: { role: string; content: unknown } }[] };
+    expect(history.messages[0]!.message).toEqual(call.body.messages.at(-1));
+    client.close();
+  });
+
+  it("replays byte for byte what was sent live, on session/load and on session/resume from a seq", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "seen" }]);
+    const a = await TestClient.ready();
+    const sessionId = await a.newSession(CWD);
+    // Attached before the prompt: it gets the user's chunks live (the prompter does not).
+    const live = await TestClient.ready();
+    await live.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const { text } = bigText("replay");
+    const prompt: ContentBlock[] = [
+      { type: "text", text: `${text} é😀 \ud800 \u2028 "quoted" \\ back "content": {} [[mock:${key}]]` },
+      { type: "resource_link", uri: "file:///work/store-once/a.ts", name: "a.ts" },
+      { type: "resource", resource: { uri: "file:///work/store-once/b.ts", mimeType: "text/x-typescript", text: "export const b = 1;\n" } },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "text", text: "with meta", _meta: { n: 0.1 + 0.2, big: 1e21, tiny: 5e-324, nested: { "2": "two", "1": "one", b: [null, true] } } } as ContentBlock,
+    ];
+    expect((await a.call("session/prompt", { sessionId, prompt })).stopReason).toBe("end_turn");
+    await live.turnEnded(sessionId);
+    const sentLive = live.logged(sessionId);
+    expect(userChunks(sentLive)).toHaveLength(prompt.length);
+
+    const loader = await TestClient.ready();
+    const load = loader.start("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    await load.response;
+    const resumer = await TestClient.ready();
+    const resume = resumer.start("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: 0 } } });
+    await resume.response;
+    for (const [client, id] of [
+      [loader, load.id],
+      [resumer, resume.id],
+    ] as const) {
+      const frames = replayed(client, id, sessionId);
+      expect(userChunks(frames)).toEqual(userChunks(sentLive));
+      for (const frame of sentLive) {
+        const again = frames.find((f) => seqOf(f) === seqOf(frame));
+        expect(again, `seq ${seqOf(frame)}`).toBeDefined();
+        expect(client.rawOf(again!)).toBe(live.rawOf(frame));
+      }
+    }
+    for (const c of [a, live, loader, resumer]) c.close();
+  });
+
+  it("/retry runs the stored prompt again, still without a copy of it", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "first" }, { text: "again" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    const { marker, text } = bigText("retry");
+    const content = [{ type: "text", text: `${text} [[mock:${key}]]` }];
+    await client.call("session/prompt", { sessionId, prompt: content });
+    expect(await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "/retry" }] })).toEqual({ stopReason: "end_turn" });
+    const calls = await mockCalls(key);
+    expect(calls).toHaveLength(2);
+    expect(calls[1].body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(calls[1].body.messages[1].content).toEqual(content);
+    expect(calls[1].body.messages[3].content).toEqual(content);
+    expect(await inSession(sessionId, (sql) => copies(sql, marker))).toEqual({ history: 0, log: 0, prompts: 1 });
+    client.close();
+  });
+
+  it("runs a prompt queued behind a turn from its row, and stores each once", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ chunks: ["a", "b", "c"], chunkDelayMs: 200 }, { text: "second answer" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    const one = bigText("first");
+    const two = bigText("queued");
+    const first = client.prompt(sessionId, [{ type: "text", text: `${one.text} [[mock:${key}]]` }]);
+    await client.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
+    const second = client.prompt(sessionId, [{ type: "text", text: `${two.text} [[mock:${key}]]` }]);
+    expect((await first.response).result).toEqual({ stopReason: "end_turn" });
+    expect((await second.response).result).toEqual({ stopReason: "end_turn" });
+    const calls = await mockCalls(key);
+    expect(calls[1].body.messages.at(-1).content[0].text).toBe(`${two.text} [[mock:${key}]]`);
+    for (const { marker } of [one, two]) expect(await inSession(sessionId, (sql) => copies(sql, marker))).toEqual({ history: 0, log: 0, prompts: 1 });
+    const reader = await TestClient.ready();
+    const load = reader.start("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    await load.response;
+    expect(userChunks(replayed(reader, load.id, sessionId)).map((c) => c.text)).toEqual([`${one.text} [[mock:${key}]]`, `${two.text} [[mock:${key}]]`]);
+    client.close();
+    reader.close();
+  });
+
+  it("keeps referring to the prompt when compaction carries it into the new segment", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "first answer", usage: BIG_USAGE }, { text: `SUMMARY [[mock:${key}]]` }, { text: "second answer" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `first [[mock:${key}]]` }] });
+    const { marker, text } = bigText("kept");
+    await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    const calls = await mockCalls(key);
+    expect(calls).toHaveLength(3);
+    expect(calls[2].body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "user"]);
+    expect(calls[2].body.messages[2].content).toEqual([{ type: "text", text }]);
+    const { found, refs } = await inSession(sessionId, (sql) => ({
+      found: copies(sql, marker),
+      refs: sql.exec<{ segment: number }>(`SELECT segment FROM history WHERE prompt_id IS NOT NULL ORDER BY id`).toArray().map((r) => r.segment),
+    }));
+    expect(found).toEqual({ history: 0, log: 0, prompts: 1 });
+    // Both prompts in segment 0, and the kept one again in segment 1.
+    expect(refs).toEqual([0, 0, 1]);
+    client.close();
+  });
+
+  it("is copied into a fork, which replays and sends it like its source", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "answer" }, { text: "fork answer" }]);
+    const client = await TestClient.ready();
+    const sessionId = await client.newSession(CWD);
+    const { text } = bigText("fork");
+    await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `${text} [[mock:${key}]]` }] });
+    const fork = await client.call("session/fork", { sessionId, cwd: CWD });
+    await client.call("session/prompt", { sessionId: fork.sessionId, prompt: [{ type: "text", text: `more [[mock:${key}]]` }] });
+    const calls = await mockCalls(key);
+    expect(calls[1].body.messages[1].content).toEqual([{ type: "text", text: `${text} [[mock:${key}]]` }]);
+    const reader = await TestClient.ready();
+    const load = reader.start("session/load", { sessionId: fork.sessionId, cwd: CWD, mcpServers: [] });
+    await load.response;
+    expect(userChunks(replayed(reader, load.id, fork.sessionId)).map((c) => c.text)).toEqual([`${text} [[mock:${key}]]`, `more [[mock:${key}]]`]);
+    client.close();
+    reader.close();
+  });
+});
+
+describe("a session stored before prompts were stored once", () => {
+  /** The schema as versions 1–4 left it (session-store.ts, never edited once shipped). */
+  const V4 = [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE history (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`,
+    `CREATE TABLE log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)`,
+    `CREATE TABLE prompts (id INTEGER PRIMARY KEY AUTOINCREMENT, connection_id TEXT, request_id TEXT, prompt TEXT NOT NULL, state TEXT NOT NULL, stop_reason TEXT, created_at INTEGER NOT NULL)`,
+    `CREATE INDEX prompts_state ON prompts (state, id)`,
+    `CREATE TABLE attachments (connection_id TEXT PRIMARY KEY, client_caps TEXT NOT NULL, attached_at INTEGER NOT NULL)`,
+    `ALTER TABLE history ADD COLUMN segment INTEGER NOT NULL DEFAULT 0`,
+    `CREATE INDEX history_segment ON history (segment, id)`,
+    `CREATE TABLE mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`,
+    `ALTER TABLE attachments ADD COLUMN access TEXT`,
+    `CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+    `INSERT INTO schema_version (version) VALUES (4)`,
+  ];
+
+  it("loads its full rows, and new prompts stored once join them in one replay", async () => {
+    const stub = env.SESSION.get(env.SESSION.idFromName(`old-shape-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, async (_instance, ctx) => {
+      const sql = ctx.storage.sql;
+      // The object made its current schema when it started: wipe it and lay down the old one.
+      const tables = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`);
+      for (const { name } of tables.toArray()) sql.exec(`DROP TABLE "${name}"`);
+      for (const statement of V4) sql.exec(statement);
+      const sessionId = "s-old-shape";
+      const record = { sessionId, tenant: "alpha", segment: 0, interruptedPrompt: null } as SessionRecord;
+      sql.exec(`INSERT INTO meta (key, value) VALUES ('session', ?)`, JSON.stringify(record));
+      // One turn as the code before stored it: the prompt in all three tables.
+      const oldPrompt: ContentBlock[] = [{ type: "text", text: "old prompt ✓" }];
+      sql.exec(`INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES ('c-old', '1', ?, 'done', 1)`, JSON.stringify(oldPrompt));
+      const oldMessages = [
+        { role: "user", content: [{ type: "text", text: "old prompt ✓" }] },
+        { role: "assistant", content: "old answer" },
+      ];
+      for (const m of oldMessages) sql.exec(`INSERT INTO history (body) VALUES (?)`, JSON.stringify(m));
+      const oldFrames = [
+        notificationFrame("session/update", { sessionId, update: userMessageChunk(oldPrompt[0]!, "m-old"), _meta: updateSeqMeta(1, "c-old") }),
+        notificationFrame("session/update", { sessionId, update: agentMessageChunk("old answer", "m-old-2"), _meta: updateSeqMeta(2) }),
+      ];
+      oldFrames.forEach((frame, i) => sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, i + 1, frame));
+
+      const store = new SessionStore(sql);
+      store.migrate();
+      expect(store.history()).toEqual(oldMessages);
+      expect(store.recentPrompts(5)).toEqual([oldPrompt]);
+
+      // A new turn's prompt, the way the prompt runner stores it.
+      const sent: string[] = [];
+      const log = new UpdateLog(store, () => async (frames) => {
+        sent.push(...frames);
+        return true;
+      });
+      log.attach({ connectionId: "c-reader", tenant: "alpha", clientCapabilities: {} });
+      const newText = "new prompt ".repeat(100);
+      store.enqueuePrompt("c-new", 2, [{ type: "text", text: newText }], 2);
+      const row = store.promptsIn("queued")[0]!;
+      for (const block of row.prompt) log.emit(userMessageChunk(block, "m-new"), { promptedThrough: row.connectionId });
+      store.appendPrompt(row.prompt);
+      log.emit(agentMessageChunk("new answer", "m-new-2"));
+      await log.drained("c-reader");
+      const liveFrames = [...sent];
+      expect(liveFrames).toHaveLength(2);
+      expect(sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE instr(frame, 'new prompt') > 0`).one().n).toBe(0);
+
+      // A fresh object over the same storage: both shapes read back as they were.
+      const fresh = new SessionStore(sql);
+      fresh.migrate();
+      expect(fresh.history()).toEqual([...oldMessages, { role: "user", content: [{ type: "text", text: newText }] }]);
+      const all = [...fresh.logPages(0, fresh.lastSeq())].flat();
+      expect(all.slice(0, 2)).toEqual(oldFrames);
+      expect(JSON.parse(all[2]!)).toMatchObject({ params: { update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: newText } } } });
+      expect(all.slice(2)).toEqual(liveFrames);
+      const expected = notificationFrame("session/update", { sessionId, update: userMessageChunk({ type: "text", text: newText }, "m-new"), _meta: updateSeqMeta(3, "c-new") });
+      expect(all[2]).toBe(expected);
+    });
+  });
+});
+
+function fetchRest(path: string): Promise<Response> {
+  return SELF.fetch(`http://hermes.test${path}`, { headers: { Authorization: "Bearer tok-alpha" } });
+}
