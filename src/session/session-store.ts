@@ -37,12 +37,15 @@ const MIGRATIONS: string[][] = [
   [`CREATE TABLE IF NOT EXISTS mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`],
   // v4: who each connection attached as (user and role), so questions reach only those who may answer.
   [`ALTER TABLE attachments ADD COLUMN access TEXT`],
-  // v5: a prompt's content is stored once, in its prompts row (prompt-refs.ts). A history row with a
-  // prompt_id is that prompt's user message (its body is empty); a log row with a prompt_id is a
-  // user_message_chunk frame with block `block` of the prompt cut out at `at`. Rows from before keep
-  // their full body and frame (prompt_id null) and read as they always did. Prompt rows are never
-  // deleted while the session lives: these rows need them.
+  // v5: a prompt's content is stored once (prompt-refs.ts), in prompt_content: a row of its own, so
+  // the prompt's state changes (queued, running, done) do not rewrite it (SQLite rewrites a whole
+  // record on UPDATE, and left the old copy's pages free). A history row with a prompt_id is that
+  // prompt's user message (its body is empty); a log row with a prompt_id is a user_message_chunk
+  // frame with block `block` of the prompt cut out at `at`. Rows from before keep their content
+  // where it was (prompts.prompt, a full body, a full frame) and read as they always did. Prompts
+  // are never deleted while the session lives: these rows need them.
   [
+    `CREATE TABLE IF NOT EXISTS prompt_content (prompt_id INTEGER PRIMARY KEY, prompt TEXT NOT NULL)`,
     `ALTER TABLE history ADD COLUMN prompt_id INTEGER`,
     `ALTER TABLE log ADD COLUMN prompt_id INTEGER`,
     `ALTER TABLE log ADD COLUMN block INTEGER`,
@@ -59,8 +62,14 @@ type StoredHistoryRow = {
   prompt: string | null;
 };
 
-const HISTORY_SELECT = `SELECT h.id AS id, h.segment AS segment, h.body AS body, h.prompt_id AS prompt_id, p.prompt AS prompt
-  FROM history h LEFT JOIN prompts p ON p.id = h.prompt_id`;
+/** A prompt's content: in prompt_content since v5, in prompts.prompt before (with `p`, `c` the joined rows). */
+const PROMPT_JSON = `COALESCE(c.prompt, p.prompt)`;
+
+const HISTORY_SELECT = `SELECT h.id AS id, h.segment AS segment, h.body AS body, h.prompt_id AS prompt_id, ${PROMPT_JSON} AS prompt
+  FROM history h LEFT JOIN prompts p ON p.id = h.prompt_id LEFT JOIN prompt_content c ON c.prompt_id = h.prompt_id`;
+
+const PROMPT_SELECT = `SELECT p.id AS id, p.connection_id AS connection_id, p.request_id AS request_id, ${PROMPT_JSON} AS prompt, p.state AS state
+  FROM prompts p LEFT JOIN prompt_content c ON c.prompt_id = p.id`;
 
 export type PromptState = "queued" | "running" | "done" | "interrupted" | "failed";
 export type RequestId = string | number | null;
@@ -309,7 +318,7 @@ export class SessionStore {
       const blocksOf = (id: number) => {
         let blocks = prompts.get(id);
         if (!blocks) {
-          const row = this.sql.exec<{ prompt: string }>(`SELECT prompt FROM prompts WHERE id = ?`, id).toArray()[0];
+          const row = this.sql.exec<{ prompt: string }>(`${PROMPT_SELECT} WHERE p.id = ?`, id).toArray()[0];
           prompts.set(id, (blocks = row ? blockJsons(row.prompt) : []));
         }
         return blocks;
@@ -323,23 +332,25 @@ export class SessionStore {
 
   // --- prompt queue ------------------------------------------------------------
 
+  /** Stores a prompt as queued: its row (empty `prompt`, the v4 column) and its content beside it. */
   enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): number {
-    return this.sql
+    const id = this.sql
       .exec<{ id: number }>(
-        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, ?, 'queued', ?) RETURNING id`,
+        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '', 'queued', ?) RETURNING id`,
         connectionId,
         JSON.stringify(requestId),
-        JSON.stringify(prompt),
         now,
       )
       .one().id;
+    this.sql.exec(`INSERT INTO prompt_content (prompt_id, prompt) VALUES (?, ?)`, id, JSON.stringify(prompt));
+    return id;
   }
 
   /** Prompts in `state`, oldest first; each prompt is its row's parsed content (see `appendPrompt`). */
   promptsIn(state: PromptState): PromptRow[] {
     return this.sql
       .exec<{ id: number; connection_id: string | null; request_id: string; prompt: string; state: PromptState }>(
-        `SELECT id, connection_id, request_id, prompt, state FROM prompts WHERE state = ? ORDER BY id`,
+        `${PROMPT_SELECT} WHERE p.state = ? ORDER BY p.id`,
         state,
       )
       .toArray()
@@ -355,7 +366,7 @@ export class SessionStore {
   /** Most recent prompts first, for `/retry`. */
   recentPrompts(limit: number): ContentBlock[][] {
     return this.sql
-      .exec<{ id: number; prompt: string }>(`SELECT id, prompt FROM prompts WHERE state != 'queued' ORDER BY id DESC LIMIT ?`, limit)
+      .exec<{ id: number; prompt: string }>(`${PROMPT_SELECT} WHERE p.state != 'queued' ORDER BY p.id DESC LIMIT ?`, limit)
       .toArray()
       .map((r) => this.#refs.parse(r.id, r.prompt));
   }

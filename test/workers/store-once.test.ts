@@ -33,29 +33,29 @@ function inSession<T>(sessionId: string, run: (sql: SqlStorage) => T): Promise<T
   return runInDurableObject(stub, (_instance, ctx) => run(ctx.storage.sql));
 }
 
-/** Rows of each table that hold `marker`. */
+/** Whether the store has the table (prompt_content is new with the change). */
+const hasTable = (sql: SqlStorage, name: string) => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
+
+/** Rows that hold `marker`, in each place a prompt was ever stored (prompts: the prompts row or its content row). */
 function copies(sql: SqlStorage, marker: string): { history: number; log: number; prompts: number } {
-  return sql
-    .exec<{ history: number; log: number; prompts: number }>(
-      `SELECT (SELECT COUNT(*) FROM history WHERE instr(body, ?) > 0) AS history,
-              (SELECT COUNT(*) FROM log WHERE instr(frame, ?) > 0) AS log,
-              (SELECT COUNT(*) FROM prompts WHERE instr(prompt, ?) > 0) AS prompts`,
-      marker,
-      marker,
-      marker,
-    )
-    .one();
+  const count = (query: string) => sql.exec<{ n: number }>(query, marker).one().n;
+  const content = hasTable(sql, "prompt_content") ? count(`SELECT COUNT(*) AS n FROM prompt_content WHERE instr(prompt, ?) > 0`) : 0;
+  return {
+    history: count(`SELECT COUNT(*) AS n FROM history WHERE instr(body, ?) > 0`),
+    log: count(`SELECT COUNT(*) AS n FROM log WHERE instr(frame, ?) > 0`),
+    prompts: count(`SELECT COUNT(*) AS n FROM prompts WHERE instr(prompt, ?) > 0`) + content,
+  };
 }
 
-/** Bytes of the three tables' content columns. */
+/** Bytes of the content columns. */
 function storedBytes(sql: SqlStorage): { history: number; log: number; prompts: number } {
-  return sql
-    .exec<{ history: number; log: number; prompts: number }>(
-      `SELECT (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM history) AS history,
-              (SELECT COALESCE(SUM(LENGTH(CAST(frame AS BLOB))), 0) FROM log) AS log,
-              (SELECT COALESCE(SUM(LENGTH(CAST(prompt AS BLOB))), 0) FROM prompts) AS prompts`,
-    )
-    .one();
+  const sum = (query: string) => sql.exec<{ n: number }>(query).one().n;
+  const content = hasTable(sql, "prompt_content") ? sum(`SELECT COALESCE(SUM(LENGTH(CAST(prompt AS BLOB))), 0) AS n FROM prompt_content`) : 0;
+  return {
+    history: sum(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM history`),
+    log: sum(`SELECT COALESCE(SUM(LENGTH(CAST(frame AS BLOB))), 0) AS n FROM log`),
+    prompts: sum(`SELECT COALESCE(SUM(LENGTH(CAST(prompt AS BLOB))), 0) AS n FROM prompts`) + content,
+  };
 }
 
 /** Logged frames of a session received before the response to request `id`. */
@@ -73,15 +73,19 @@ describe("a prompt's content is stored once", () => {
     await mockScript(key, [{ text: "short answer" }]);
     const client = await TestClient.ready();
     const sessionId = await client.newSession(CWD);
-    const empty = await inSession(sessionId, storedBytes);
+    const empty = await inSession(sessionId, (sql) => ({ ...storedBytes(sql), size: sql.databaseSize }));
     const { marker, text } = bigText("once");
     const res = await client.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `${text} [[mock:${key}]]` }] });
     expect(res).toEqual({ stopReason: "end_turn" });
     const { found, bytes, size } = await inSession(sessionId, (sql) => ({ found: copies(sql, marker), bytes: storedBytes(sql), size: sql.databaseSize }));
     expect(found).toEqual({ history: 0, log: 0, prompts: 1 });
     const added = bytes.history + bytes.log + bytes.prompts - (empty.history + empty.log + empty.prompts);
-    console.log(`store-once: a ${CONTENT_CHARS}-character prompt added ${added} bytes (history ${bytes.history - empty.history}, log ${bytes.log - empty.log}, prompts ${bytes.prompts - empty.prompts}); database ${size} bytes`);
+    console.log(
+      `store-once: a ${CONTENT_CHARS}-character prompt added ${added} bytes (history ${bytes.history - empty.history}, log ${bytes.log - empty.log}, prompts ${bytes.prompts - empty.prompts}); the database grew ${size - empty.size} bytes`,
+    );
     expect(added).toBeLessThan(CONTENT_CHARS * 1.1);
+    // And the file: its state changes (queued, running, done) leave no stale copy of the content in free pages.
+    expect(size - empty.size).toBeLessThan(CONTENT_CHARS * 1.5);
     // The model got it, and a reader of the history (REST) still sees it.
     const [call] = await mockCalls(key);
     expect(call.body.messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: `${text} [[mock:${key}]]` }] });
@@ -262,7 +266,10 @@ describe("a session stored before prompts were stored once", () => {
       expect(store.history()).toEqual(oldMessages);
       expect(store.recentPrompts(5)).toEqual([oldPrompt]);
 
-      // A new turn's prompt, the way the prompt runner stores it.
+      // A prompt the old code queued (its content in prompts.prompt) and a new one run after the upgrade,
+      // stored the way the prompt runner stores a turn's prompt.
+      const queuedText = "queued before ".repeat(50);
+      sql.exec(`INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES ('c-old', '2', ?, 'queued', 2)`, JSON.stringify([{ type: "text", text: queuedText }]));
       const sent: string[] = [];
       const log = new UpdateLog(store, () => async (frames) => {
         sent.push(...frames);
@@ -270,26 +277,32 @@ describe("a session stored before prompts were stored once", () => {
       });
       log.attach({ connectionId: "c-reader", tenant: "alpha", clientCapabilities: {} });
       const newText = "new prompt ".repeat(100);
-      store.enqueuePrompt("c-new", 2, [{ type: "text", text: newText }], 2);
-      const row = store.promptsIn("queued")[0]!;
-      for (const block of row.prompt) log.emit(userMessageChunk(block, "m-new"), { promptedThrough: row.connectionId });
-      store.appendPrompt(row.prompt);
-      log.emit(agentMessageChunk("new answer", "m-new-2"));
+      store.enqueuePrompt("c-new", 3, [{ type: "text", text: newText }], 3);
+      for (const [i, row] of store.promptsIn("queued").entries()) {
+        for (const block of row.prompt) log.emit(userMessageChunk(block, `m-${i}`), { promptedThrough: row.connectionId });
+        store.appendPrompt(row.prompt);
+        log.emit(agentMessageChunk(`answer ${i}`, `m-${i}-answer`));
+        store.setPromptState(row.id, "done", "end_turn");
+      }
       await log.drained("c-reader");
       const liveFrames = [...sent];
-      expect(liveFrames).toHaveLength(2);
-      expect(sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE instr(frame, 'new prompt') > 0`).one().n).toBe(0);
+      expect(liveFrames).toHaveLength(4);
+      expect(copies(sql, "new prompt")).toEqual({ history: 0, log: 0, prompts: 1 });
+      expect(copies(sql, "queued before")).toEqual({ history: 0, log: 0, prompts: 1 });
 
       // A fresh object over the same storage: both shapes read back as they were.
       const fresh = new SessionStore(sql);
       fresh.migrate();
-      expect(fresh.history()).toEqual([...oldMessages, { role: "user", content: [{ type: "text", text: newText }] }]);
+      const userOf = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+      expect(fresh.history()).toEqual([...oldMessages, userOf(queuedText), userOf(newText)]);
+      expect(fresh.recentPrompts(5)).toEqual([[{ type: "text", text: newText }], [{ type: "text", text: queuedText }], oldPrompt]);
       const all = [...fresh.logPages(0, fresh.lastSeq())].flat();
       expect(all.slice(0, 2)).toEqual(oldFrames);
-      expect(JSON.parse(all[2]!)).toMatchObject({ params: { update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: newText } } } });
       expect(all.slice(2)).toEqual(liveFrames);
-      const expected = notificationFrame("session/update", { sessionId, update: userMessageChunk({ type: "text", text: newText }, "m-new"), _meta: updateSeqMeta(3, "c-new") });
-      expect(all[2]).toBe(expected);
+      const chunk = (text: string, messageId: string, seq: number, from: string) =>
+        notificationFrame("session/update", { sessionId, update: userMessageChunk({ type: "text", text }, messageId), _meta: updateSeqMeta(seq, from) });
+      expect(all[2]).toBe(chunk(queuedText, "m-0", 3, "c-old"));
+      expect(all[4]).toBe(chunk(newText, "m-1", 5, "c-new"));
     });
   });
 });
