@@ -19,7 +19,11 @@ export interface BlockRef {
   block: number;
 }
 
-/** A logged frame with its content cut out: the content goes back at `at` (UTF-16 units). */
+/**
+ * A logged frame with its content replaced by `null` at `at` (UTF-16 units).
+ * Still valid JSON, so code from before (a rolled-back deploy) reads a frame
+ * with no content rather than one it cannot parse.
+ */
 export interface CutFrame {
   frame: string;
   at: number;
@@ -54,15 +58,17 @@ export class PromptRefs {
   }
 }
 
-/** `frame` without the first occurrence of `contentJson`, and where it was; null when it is not there. */
+const HOLE = "null";
+
+/** `frame` with the first occurrence of `contentJson` replaced by `null`, and where; null when it is not there. */
 export function cutContent(frame: string, contentJson: string): CutFrame | null {
   const at = frame.indexOf(contentJson);
-  return at < 0 ? null : { frame: frame.slice(0, at) + frame.slice(at + contentJson.length), at };
+  return at < 0 ? null : { frame: frame.slice(0, at) + HOLE + frame.slice(at + contentJson.length), at };
 }
 
 /** The frame `cutContent` was given, from what it returned and the same content. */
 export function pasteContent(cut: CutFrame, contentJson: string): string {
-  return cut.frame.slice(0, cut.at) + contentJson + cut.frame.slice(cut.at);
+  return cut.frame.slice(0, cut.at) + contentJson + cut.frame.slice(cut.at + HOLE.length);
 }
 
 /** Each block of a stored prompt as the JSON its frames carried. */

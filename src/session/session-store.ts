@@ -40,8 +40,8 @@ const MIGRATIONS: string[][] = [
   // v5: a prompt's content is stored once (prompt-refs.ts), in prompt_content: a row of its own, so
   // the prompt's state changes (queued, running, done) do not rewrite it (SQLite rewrites a whole
   // record on UPDATE, and left the old copy's pages free). A history row with a prompt_id is that
-  // prompt's user message (its body is empty); a log row with a prompt_id is a user_message_chunk
-  // frame with block `block` of the prompt cut out at `at`. Rows from before keep their content
+  // prompt's user message (its body a placeholder); a log row with a prompt_id is a user_message_chunk
+  // frame with block `block` of the prompt replaced by null at `at`. Rows from before keep their content
   // where it was (prompts.prompt, a full body, a full frame) and read as they always did. Prompts
   // are never deleted while the session lives: these rows need them.
   [
@@ -89,6 +89,14 @@ export interface AttachmentRow {
   /** JSON of `AttachmentAccess`; null for attachments made before users. */
   access: string | null;
 }
+
+/**
+ * The body of a history row that references its prompt: never read by this
+ * code, but valid JSON, so code from before (a rolled-back deploy) reads a
+ * placeholder message instead of failing on the row. Likewise a prompts row's
+ * own `prompt` column holds an empty prompt since the content moved beside it.
+ */
+const PROMPT_BODY = JSON.stringify({ role: "user", content: "[this prompt is stored in prompt_content]" });
 
 /** What a reference to a prompt row that is gone reads as (never expected: prompt rows are not deleted). */
 const missingPrompt = (): ChatMessage => ({ role: "user", content: "[this prompt is no longer stored]" });
@@ -188,7 +196,7 @@ export class SessionStore {
   #appendHistory(message: ChatMessage, segment: number, promptId: number | undefined): number {
     const json = JSON.stringify(message);
     const id = this.sql
-      .exec<{ id: number }>(`INSERT INTO history (segment, body, prompt_id) VALUES (?, ?, ?) RETURNING id`, segment, promptId === undefined ? json : "", promptId ?? null)
+      .exec<{ id: number }>(`INSERT INTO history (segment, body, prompt_id) VALUES (?, ?, ?) RETURNING id`, segment, promptId === undefined ? json : PROMPT_BODY, promptId ?? null)
       .one().id;
     if (promptId !== undefined) this.#refs.mark(message, promptId);
     this.#history.append(segment, message, json);
@@ -206,12 +214,9 @@ export class SessionStore {
     return { message };
   }
 
-  #historyRows(where: string, ...params: SqlStorageValue[]): Iterable<HistoryRow & { message: ChatMessage }> {
-    const cursor = this.sql.exec<StoredHistoryRow>(`${HISTORY_SELECT} ${where}`, ...params);
-    const read = (row: StoredHistoryRow) => this.#historyRow(row);
-    return (function* () {
-      for (const row of cursor) yield read(row);
-    })();
+  /** History rows read one at a time, as the caller iterates. */
+  *#historyRows(where: string, ...params: SqlStorageValue[]): Generator<HistoryRow & { message: ChatMessage; segment: number }> {
+    for (const row of this.sql.exec<StoredHistoryRow>(`${HISTORY_SELECT} ${where}`, ...params)) yield { ...this.#historyRow(row), segment: row.segment };
   }
 
   /** `/reset`: the model starts fresh; the rows stay as an ended segment. */
@@ -244,9 +249,7 @@ export class SessionStore {
 
   /** Every stored message of every segment, for REST reads of the full history. */
   allHistory(): { segment: number; message: ChatMessage }[] {
-    const rows: { segment: number; message: ChatMessage }[] = [];
-    for (const row of this.sql.exec<StoredHistoryRow>(`${HISTORY_SELECT} ORDER BY h.id`)) rows.push({ segment: row.segment, message: this.#historyRow(row).message });
-    return rows;
+    return [...this.#historyRows(`ORDER BY h.id`)].map(({ segment, message }) => ({ segment, message }));
   }
 
   /** Up to `limit` messages with row id > `afterId`, any segment, in order (feeds the search index). */
@@ -332,11 +335,11 @@ export class SessionStore {
 
   // --- prompt queue ------------------------------------------------------------
 
-  /** Stores a prompt as queued: its row (empty `prompt`, the v4 column) and its content beside it. */
+  /** Stores a prompt as queued: its row (an empty prompt in the v4 column) and its content beside it. */
   enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): number {
     const id = this.sql
       .exec<{ id: number }>(
-        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '', 'queued', ?) RETURNING id`,
+        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '[]', 'queued', ?) RETURNING id`,
         connectionId,
         JSON.stringify(requestId),
         now,

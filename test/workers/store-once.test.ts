@@ -79,6 +79,15 @@ describe("a prompt's content is stored once", () => {
     expect(res).toEqual({ stopReason: "end_turn" });
     const { found, bytes, size } = await inSession(sessionId, (sql) => ({ found: copies(sql, marker), bytes: storedBytes(sql), size: sql.databaseSize }));
     expect(found).toEqual({ history: 0, log: 0, prompts: 1 });
+    // What the references leave in the old columns is still JSON: code from before a rollback can read it.
+    const leftBehind = await inSession(sessionId, (sql) =>
+      [
+        ...sql.exec<{ v: string }>(`SELECT body AS v FROM history`).toArray(),
+        ...sql.exec<{ v: string }>(`SELECT frame AS v FROM log`).toArray(),
+        ...sql.exec<{ v: string }>(`SELECT prompt AS v FROM prompts`).toArray(),
+      ].map((r) => r.v),
+    );
+    for (const text of leftBehind) expect(() => JSON.parse(text), text.slice(0, 80)).not.toThrow();
     const added = bytes.history + bytes.log + bytes.prompts - (empty.history + empty.log + empty.prompts);
     console.log(
       `store-once: a ${CONTENT_CHARS}-character prompt added ${added} bytes (history ${bytes.history - empty.history}, log ${bytes.log - empty.log}, prompts ${bytes.prompts - empty.prompts}); the database grew ${size - empty.size} bytes`,

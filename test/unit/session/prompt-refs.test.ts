@@ -24,6 +24,8 @@ describe("prompt references", () => {
     const frame = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "user_message_chunk", content, messageId: "m" } } });
     const cut = cutContent(frame, json)!;
     expect(cut.frame).not.toContain("😀");
+    // What is stored stays JSON (a rolled-back deploy reads it as a frame with no content).
+    expect(JSON.parse(cut.frame).params.update.content).toBeNull();
     expect(pasteContent(cut, json)).toBe(frame);
     // What a later read gets back from the stored prompt is the same JSON.
     expect(blockJsons(JSON.stringify([{ type: "image", data: "AA==", mimeType: "image/png" }, content]))[1]).toBe(json);
