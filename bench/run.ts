@@ -42,6 +42,7 @@ const FIGURES: FigureSpec[] = [
   { id: "6b", file: "bench/parallel-tools.ts", title: "three reads of one model message versus one", limitMs: 12 * 60_000 },
   { id: "7", file: "bench/search.ts", title: "/v1/search for a word in 2,000 and 12,000 messages", limitMs: 10 * 60_000 },
   { id: "8", file: "bench/long-session.ts", title: "a long session: turn cost at 2,000 turns, memory at 10 MB", limitMs: 40 * 60_000 },
+  { id: "8c", file: "bench/stored-bytes.ts", title: "stored bytes of one 200 KB prompt (issue 25 target 3)", limitMs: 10 * 60_000 },
   { id: "9", file: "bench/restart.ts", title: "a wrangler dev restart to the resumed turn's first token", limitMs: 10 * 60_000 },
 ];
 

@@ -4,6 +4,7 @@
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ChatCompletionContentPart } from "openai/resources/chat/completions";
+import type { ChatMessage } from "./model-provider.js";
 
 export function toUserContent(prompt: ContentBlock[]): ChatCompletionContentPart[] {
   return prompt.map(toPart);
@@ -37,4 +38,9 @@ export function promptText(prompt: ContentBlock[]): string {
     .map((b) => (b.type === "text" ? b.text : b.type === "resource_link" ? b.uri : b.type === "resource" ? b.resource.uri : ""))
     .filter(Boolean)
     .join("\n");
+}
+
+/** The history's user message for a prompt. */
+export function userMessage(prompt: ContentBlock[]): ChatMessage {
+  return { role: "user", content: toUserContent(prompt) };
 }

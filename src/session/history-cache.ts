@@ -16,9 +16,8 @@ import type { ChatMessage } from "../agent/model-provider.js";
  */
 export const HISTORY_CACHE_BUDGET_CHARS = 16 * 1024 * 1024;
 
-export interface HistoryRow {
-  body: string;
-}
+/** A stored message: its JSON, or the message itself when it was built rather than parsed (a prompt's, prompt-refs.ts). */
+export type HistoryRow = { body: string; message?: ChatMessage } | { body?: undefined; message: ChatMessage };
 
 export class HistoryCache {
   /** The segment counted; undefined until a load. */
@@ -60,8 +59,9 @@ export class HistoryCache {
     const messages: ChatMessage[] = [];
     let jsonChars = 0;
     let tokenChars = 0;
-    for (const { body } of rows) {
-      const message = JSON.parse(body) as ChatMessage;
+    for (const row of rows) {
+      const message = row.body === undefined ? row.message : (row.message ?? (JSON.parse(row.body) as ChatMessage));
+      const body = row.body ?? JSON.stringify(message);
       rememberJson(message, body);
       messages.push(message);
       jsonChars += body.length;

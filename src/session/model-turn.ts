@@ -8,7 +8,6 @@ import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { shouldCompact } from "../agent/compaction.js";
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelUsage } from "../agent/model-provider.js";
-import { toUserContent } from "../agent/prompt-content.js";
 import type { RetryPolicy } from "../agent/retry.js";
 import { systemPrompt } from "../agent/system-prompt.js";
 import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
@@ -115,7 +114,8 @@ export async function runModelTurn(
     emit(agentMessageChunk(NO_MODEL_MESSAGE, ports.newId()));
     return { stopReason: "end_turn" };
   }
-  if (!turn.resume) store.appendHistory({ role: "user", content: toUserContent(turn.prompt) });
+  // A prompt read from its row is stored once: the history references the row (prompt-refs.ts).
+  if (!turn.resume) store.appendPrompt(turn.prompt);
   const compaction = new CompactionCheck(ports, provider, client, turn.signal);
   // Held between turns by the store's history cache; read again only if compaction replaced it.
   await compaction.run(store.record()!.lastUsage ?? 0);

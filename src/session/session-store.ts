@@ -3,9 +3,11 @@
  * the prompt queue and the attached connections. History is rows, never one
  * blob (rows are capped at 2 MB). Synchronous, like the DO SQL API beneath it.
  */
-import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ChatMessage } from "../agent/model-provider.js";
-import { HistoryCache } from "./history-cache.js";
+import { userMessage } from "../agent/prompt-content.js";
+import { HistoryCache, type HistoryRow } from "./history-cache.js";
+import { blockJsons, cutContent, pasteContent, PromptRefs } from "./prompt-refs.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** Rows per read of the update log: a replay holds about one page at a time. */
@@ -35,7 +37,39 @@ const MIGRATIONS: string[][] = [
   [`CREATE TABLE IF NOT EXISTS mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`],
   // v4: who each connection attached as (user and role), so questions reach only those who may answer.
   [`ALTER TABLE attachments ADD COLUMN access TEXT`],
+  // v5: a prompt's content is stored once (prompt-refs.ts), in prompt_content: a row of its own, so
+  // the prompt's state changes (queued, running, done) do not rewrite it (SQLite rewrites a whole
+  // record on UPDATE, and left the old copy's pages free). A history row with a prompt_id is that
+  // prompt's user message (its body a placeholder); a log row with a prompt_id is a user_message_chunk
+  // frame with block `block` of the prompt replaced by null at `at`. Rows from before keep their content
+  // where it was (prompts.prompt, a full body, a full frame) and read as they always did. Prompts
+  // are never deleted while the session lives: these rows need them.
+  [
+    `CREATE TABLE IF NOT EXISTS prompt_content (prompt_id INTEGER PRIMARY KEY, prompt TEXT NOT NULL)`,
+    `ALTER TABLE history ADD COLUMN prompt_id INTEGER`,
+    `ALTER TABLE log ADD COLUMN prompt_id INTEGER`,
+    `ALTER TABLE log ADD COLUMN block INTEGER`,
+    `ALTER TABLE log ADD COLUMN at INTEGER`,
+  ],
 ];
+
+/** A history row as read, joined with the prompt it references (if any). */
+type StoredHistoryRow = {
+  id: number;
+  segment: number;
+  body: string;
+  prompt_id: number | null;
+  prompt: string | null;
+};
+
+/** A prompt's content: in prompt_content since v5, in prompts.prompt before (with `p`, `c` the joined rows). */
+const PROMPT_JSON = `COALESCE(c.prompt, p.prompt)`;
+
+const HISTORY_SELECT = `SELECT h.id AS id, h.segment AS segment, h.body AS body, h.prompt_id AS prompt_id, ${PROMPT_JSON} AS prompt
+  FROM history h LEFT JOIN prompts p ON p.id = h.prompt_id LEFT JOIN prompt_content c ON c.prompt_id = h.prompt_id`;
+
+const PROMPT_SELECT = `SELECT p.id AS id, p.connection_id AS connection_id, p.request_id AS request_id, ${PROMPT_JSON} AS prompt, p.state AS state
+  FROM prompts p LEFT JOIN prompt_content c ON c.prompt_id = p.id`;
 
 export type PromptState = "queued" | "running" | "done" | "interrupted" | "failed";
 export type RequestId = string | number | null;
@@ -56,12 +90,26 @@ export interface AttachmentRow {
   access: string | null;
 }
 
+/**
+ * The body of a history row that references its prompt: never read by this
+ * code, but valid JSON, so code from before (a rolled-back deploy) reads a
+ * placeholder message instead of failing on the row. Likewise a prompts row's
+ * own `prompt` column holds an empty prompt since the content moved beside it.
+ */
+const PROMPT_BODY = JSON.stringify({ role: "user", content: "[this prompt is stored in prompt_content]" });
+
+/** What a reference to a prompt row that is gone reads as (never expected: prompt rows are not deleted). */
+const missingPrompt = (): ChatMessage => ({ role: "user", content: "[this prompt is no longer stored]" });
+const MISSING_BLOCK_JSON = JSON.stringify({ type: "text", text: "[this prompt is no longer stored]" });
+
 export class SessionStore {
   #record: SessionRecord | null | undefined;
   #closed = false;
   #lastSeq: number | undefined;
   /** The current segment's messages between turns (a cache: the rows stay the truth). */
   readonly #history: HistoryCache;
+  /** Which objects are a prompt row's parsed content (what may be stored as a reference to it). */
+  readonly #refs = new PromptRefs();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -132,11 +180,43 @@ export class SessionStore {
     return this.record()?.segment ?? 0;
   }
 
+  /**
+   * Stores a message. One built from a stored prompt (a copy compaction keeps)
+   * is stored as a reference to the prompt's row.
+   */
   appendHistory(message: ChatMessage, segment = this.segment()): number {
+    return this.#appendHistory(message, segment, this.#refs.rowOf(message));
+  }
+
+  /** Stores a prompt's user message; a prompt read from its row (`promptsIn`, `recentPrompts`) is not copied. */
+  appendPrompt(prompt: ContentBlock[], segment = this.segment()): number {
+    return this.#appendHistory(userMessage(prompt), segment, this.#refs.rowOf(prompt));
+  }
+
+  #appendHistory(message: ChatMessage, segment: number, promptId: number | undefined): number {
     const json = JSON.stringify(message);
-    const id = this.sql.exec<{ id: number }>(`INSERT INTO history (segment, body) VALUES (?, ?) RETURNING id`, segment, json).one().id;
+    const id = this.sql
+      .exec<{ id: number }>(`INSERT INTO history (segment, body, prompt_id) VALUES (?, ?, ?) RETURNING id`, segment, promptId === undefined ? json : PROMPT_BODY, promptId ?? null)
+      .one().id;
+    if (promptId !== undefined) this.#refs.mark(message, promptId);
     this.#history.append(segment, message, json);
     return id;
+  }
+
+  /**
+   * A history row's message (and its stored JSON, when the row has it). A
+   * prompt's message is built from its prompt row, as it was when stored.
+   */
+  #historyRow(row: StoredHistoryRow): HistoryRow & { message: ChatMessage } {
+    if (row.prompt_id === null) return { body: row.body, message: JSON.parse(row.body) as ChatMessage };
+    const message = row.prompt === null ? missingPrompt() : userMessage(this.#refs.parse(row.prompt_id, row.prompt));
+    this.#refs.mark(message, row.prompt_id);
+    return { message };
+  }
+
+  /** History rows read one at a time, as the caller iterates. */
+  *#historyRows(where: string, ...params: SqlStorageValue[]): Generator<HistoryRow & { message: ChatMessage; segment: number }> {
+    for (const row of this.sql.exec<StoredHistoryRow>(`${HISTORY_SELECT} ${where}`, ...params)) yield { ...this.#historyRow(row), segment: row.segment };
   }
 
   /** `/reset`: the model starts fresh; the rows stay as an ended segment. */
@@ -152,9 +232,8 @@ export class SessionStore {
   history(bounds: { segment?: number; untilId?: number } = {}): ChatMessage[] {
     const current = this.segment();
     const segment = bounds.segment ?? current;
-    const rows = () =>
-      this.sql.exec<{ body: string }>(`SELECT body FROM history WHERE segment = ? AND id <= ? ORDER BY id`, segment, bounds.untilId ?? Number.MAX_SAFE_INTEGER);
-    if (segment !== current || bounds.untilId !== undefined) return rows().toArray().map((r) => JSON.parse(r.body) as ChatMessage);
+    const rows = () => this.#historyRows(`WHERE h.segment = ? AND h.id <= ? ORDER BY h.id`, segment, bounds.untilId ?? Number.MAX_SAFE_INTEGER);
+    if (segment !== current || bounds.untilId !== undefined) return [...rows()].map((r) => r.message);
     if (this.#history.holds(current)) return this.#history.messages();
     return this.#history.load(current, rows());
   }
@@ -170,18 +249,15 @@ export class SessionStore {
 
   /** Every stored message of every segment, for REST reads of the full history. */
   allHistory(): { segment: number; message: ChatMessage }[] {
-    return this.sql
-      .exec<{ segment: number; body: string }>(`SELECT segment, body FROM history ORDER BY id`)
-      .toArray()
-      .map((r) => ({ segment: r.segment, message: JSON.parse(r.body) as ChatMessage }));
+    return [...this.#historyRows(`ORDER BY h.id`)].map(({ segment, message }) => ({ segment, message }));
   }
 
   /** Up to `limit` messages with row id > `afterId`, any segment, in order (feeds the search index). */
   historyAfter(afterId: number, limit: number): { id: number; message: ChatMessage }[] {
     return this.sql
-      .exec<{ id: number; body: string }>(`SELECT id, body FROM history WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)
+      .exec<StoredHistoryRow>(`${HISTORY_SELECT} WHERE h.id > ? ORDER BY h.id LIMIT ?`, afterId, limit)
       .toArray()
-      .map((r) => ({ id: r.id, message: JSON.parse(r.body) as ChatMessage }));
+      .map((r) => ({ id: r.id, message: this.#historyRow(r).message }));
   }
 
   lastHistoryId(): number {
@@ -195,11 +271,19 @@ export class SessionStore {
     return this.#lastSeq;
   }
 
-  /** Stores a frame under the next seq; `build` receives the seq to embed. */
-  appendLog(build: (seq: number) => string): { seq: number; frame: string } {
+  /**
+   * Stores a frame under the next seq; `build` receives the seq to embed. The
+   * `update` it carries, when given, lets a block of a stored prompt be kept
+   * as a reference to its row (see `logPages`).
+   */
+  appendLog(build: (seq: number) => string, update?: SessionUpdate): { seq: number; frame: string } {
     const seq = this.lastSeq() + 1;
     const frame = build(seq);
-    this.sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, seq, frame);
+    const content = update?.sessionUpdate === "user_message_chunk" ? update.content : undefined;
+    const ref = this.#refs.blockOf(content);
+    const cut = ref ? cutContent(frame, JSON.stringify(content)) : null;
+    if (ref && cut) this.sql.exec(`INSERT INTO log (seq, frame, prompt_id, block, at) VALUES (?, ?, ?, ?, ?)`, seq, cut.frame, ref.promptId, ref.block, cut.at);
+    else this.sql.exec(`INSERT INTO log (seq, frame) VALUES (?, ?)`, seq, frame);
     this.#lastSeq = seq;
     return { seq, frame };
   }
@@ -215,38 +299,61 @@ export class SessionStore {
     this.#lastSeq = undefined;
   }
 
-  /** Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read each time the next is asked for. */
+  /**
+   * Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read
+   * each time the next is asked for. A frame stored with a reference gets its
+   * prompt's block back; each prompt a page references is read once for it.
+   */
   *logPages(afterSeq: number, untilSeq: number, pageSize = LOG_PAGE_SIZE): Generator<string[]> {
     let cursor = afterSeq;
     for (;;) {
       const rows = this.sql
-        .exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, cursor, untilSeq, pageSize)
+        .exec<{ seq: number; frame: string; prompt_id: number | null; block: number | null; at: number | null }>(
+          `SELECT seq, frame, prompt_id, block, at FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+          cursor,
+          untilSeq,
+          pageSize,
+        )
         .toArray();
       if (rows.length === 0) return;
       cursor = rows[rows.length - 1]!.seq;
-      yield rows.map((r) => r.frame);
+      const prompts = new Map<number, string[]>();
+      const blocksOf = (id: number) => {
+        let blocks = prompts.get(id);
+        if (!blocks) {
+          const row = this.sql.exec<{ prompt: string }>(`${PROMPT_SELECT} WHERE p.id = ?`, id).toArray()[0];
+          prompts.set(id, (blocks = row ? blockJsons(row.prompt) : []));
+        }
+        return blocks;
+      };
+      yield rows.map((r) =>
+        r.prompt_id === null ? r.frame : pasteContent({ frame: r.frame, at: r.at ?? 0 }, blocksOf(r.prompt_id)[r.block ?? 0] ?? MISSING_BLOCK_JSON),
+      );
       if (rows.length < pageSize) return;
     }
   }
 
   // --- prompt queue ------------------------------------------------------------
 
+  /** Stores a prompt as queued: its row (an empty prompt in the v4 column) and its content beside it. */
   enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): number {
-    return this.sql
+    const id = this.sql
       .exec<{ id: number }>(
-        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, ?, 'queued', ?) RETURNING id`,
+        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '[]', 'queued', ?) RETURNING id`,
         connectionId,
         JSON.stringify(requestId),
-        JSON.stringify(prompt),
         now,
       )
       .one().id;
+    this.sql.exec(`INSERT INTO prompt_content (prompt_id, prompt) VALUES (?, ?)`, id, JSON.stringify(prompt));
+    return id;
   }
 
+  /** Prompts in `state`, oldest first; each prompt is its row's parsed content (see `appendPrompt`). */
   promptsIn(state: PromptState): PromptRow[] {
     return this.sql
       .exec<{ id: number; connection_id: string | null; request_id: string; prompt: string; state: PromptState }>(
-        `SELECT id, connection_id, request_id, prompt, state FROM prompts WHERE state = ? ORDER BY id`,
+        `${PROMPT_SELECT} WHERE p.state = ? ORDER BY p.id`,
         state,
       )
       .toArray()
@@ -254,7 +361,7 @@ export class SessionStore {
         id: r.id,
         connectionId: r.connection_id,
         requestId: JSON.parse(r.request_id) as RequestId,
-        prompt: JSON.parse(r.prompt) as ContentBlock[],
+        prompt: this.#refs.parse(r.id, r.prompt),
         state: r.state,
       }));
   }
@@ -262,9 +369,9 @@ export class SessionStore {
   /** Most recent prompts first, for `/retry`. */
   recentPrompts(limit: number): ContentBlock[][] {
     return this.sql
-      .exec<{ prompt: string }>(`SELECT prompt FROM prompts WHERE state != 'queued' ORDER BY id DESC LIMIT ?`, limit)
+      .exec<{ id: number; prompt: string }>(`${PROMPT_SELECT} WHERE p.state != 'queued' ORDER BY p.id DESC LIMIT ?`, limit)
       .toArray()
-      .map((r) => JSON.parse(r.prompt) as ContentBlock[]);
+      .map((r) => this.#refs.parse(r.id, r.prompt));
   }
 
   /** A prompt row's state, or undefined when there is no such row. */

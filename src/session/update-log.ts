@@ -166,7 +166,7 @@ export class UpdateLog {
   emit(update: SessionUpdate, options: { promptedThrough?: string | null; only?: string } = {}): number {
     const sessionId = this.store.record()!.sessionId;
     const from = options.promptedThrough ?? undefined;
-    const { seq, frame } = this.store.appendLog((seq) => notificationFrame("session/update", { sessionId, update, _meta: updateSeqMeta(seq, from) }));
+    const { seq, frame } = this.store.appendLog((seq) => notificationFrame("session/update", { sessionId, update, _meta: updateSeqMeta(seq, from) }), update);
     if (options.only !== undefined) this.send(options.only, frame);
     else for (const connectionId of this.#attached.keys()) if (connectionId !== from) this.send(connectionId, frame);
     return seq;
