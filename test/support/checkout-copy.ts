@@ -10,9 +10,9 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,12 +25,25 @@ export interface CheckoutCopy {
   remove(): void;
 }
 
+/** What git would not track, for a tree without `.git` (a tarball of the sources). */
+const IGNORED = new Set(["node_modules", ".wrangler", ".dev.vars", ".env.local", ".git", "dist"]);
+
+/** Paths (relative to the checkout) a clone has, working-tree contents; tests, benchmarks, docs and the proxy left out. */
+function clonePaths(): string[] {
+  let paths: string[];
+  try {
+    paths = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).split("\0");
+  } catch {
+    paths = readdirSync(REPO_ROOT, { recursive: true, encoding: "utf8" }).filter(
+      (path) => !path.split(sep).some((part) => IGNORED.has(part) || part.endsWith(".log")) && statSync(join(REPO_ROOT, path)).isFile(),
+    );
+  }
+  return paths.filter((path) => path && !LEFT_OUT.some((prefix) => path.startsWith(prefix)) && existsSync(join(REPO_ROOT, path)));
+}
+
 export function copyCheckout(): CheckoutCopy {
   const dir = mkdtempSync(join(tmpdir(), "hermes-edge-clone-"));
-  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .split("\0")
-    .filter((path) => path && !LEFT_OUT.some((prefix) => path.startsWith(prefix)) && existsSync(join(REPO_ROOT, path)));
-  for (const path of tracked) {
+  for (const path of clonePaths()) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     cpSync(join(REPO_ROOT, path), join(dir, path));
   }
