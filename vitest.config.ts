@@ -26,7 +26,14 @@ export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxCo
  * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
  * `wrangler dev` harness): their own project, so the unit project stays fast.
  */
-const SUBPROCESS_TESTS = ["test/unit/scripts/deploy.test.ts", "test/unit/scripts/deploy-dry-run.test.ts", "test/unit/scripts/bundle-budget.test.ts", "test/unit/support/wrangler-dev.test.ts"];
+const SUBPROCESS_TESTS = [
+  "test/unit/scripts/deploy.test.ts",
+  "test/unit/scripts/deploy-dry-run.test.ts",
+  "test/unit/scripts/bundle-budget.test.ts",
+  "test/unit/support/wrangler-dev.test.ts",
+  // issue 26: a 20,000-delta answer through `npm start` and plain `wrangler dev` (two wrangler starts, ~1-3 min)
+  "test/unit/scripts/long-answer.test.ts",
+];
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.

@@ -8,9 +8,11 @@ export function wranglerDevEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...parent,
     WRANGLER_SEND_METRICS: "false",
-    // No DevTools inspector: with it, workerd opens a socket to wrangler per operation and a long
-    // fast answer exhausts the file descriptors (issue 26); it also takes port 9229 whatever PORT says.
-    // wrangler has no flag for this; it skips the inspector when this variable is set. HERMES_INSPECTOR=1 keeps it.
+    // No DevTools inspector: with it, wrangler's relay opens a socket to its node process for each
+    // read of the model's streamed answer, and a long fast answer exhausts the file descriptors
+    // (issue 26; the committed .env says the same for plain `wrangler dev`); it also takes port 9229
+    // whatever PORT says. wrangler has no flag for this; it skips the inspector when this variable
+    // is set. HERMES_INSPECTOR=1 keeps it (see wranglerDevArgs).
     ...(parent.HERMES_INSPECTOR === "1" ? {} : { VSCODE_INSPECTOR_OPTIONS: parent.VSCODE_INSPECTOR_OPTIONS ?? "{}" }),
     // miniflare otherwise fetches workers.cloudflare.com/cf.json at every start and, offline, prints
     // a stack trace; the placeholder `Request.cf` it falls back to is what a local run gets anyway.
@@ -20,4 +22,15 @@ export function wranglerDevEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     // The Worker's console.log is at wrangler's "log" level: WRANGLER_LOG=log npm start shows everything.
     WRANGLER_LOG: parent.WRANGLER_LOG ?? "info",
   };
+}
+
+/**
+ * Arguments `npm start` adds to `wrangler dev`. With HERMES_INSPECTOR=1, `--env-file .dev.vars`:
+ * wrangler then fills its own environment from .dev.vars instead of .env, whose
+ * VSCODE_INSPECTOR_OPTIONS would turn the inspector off again (an empty value in the environment
+ * does not override a file's). The Worker's secrets still come from .dev.vars: wrangler reads them
+ * from the --env-file when one is given.
+ */
+export function wranglerDevArgs(parent: NodeJS.ProcessEnv): string[] {
+  return parent.HERMES_INSPECTOR === "1" ? ["--env-file", ".dev.vars"] : [];
 }

@@ -5,7 +5,9 @@
  * stop() can end all of it with one signal and leave no workerd behind.
  * Variables are passed only as `--var`: `--env-file` pointing at an empty file
  * plus `CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV=false` keep a developer's
- * `.dev.vars` or `.env` in the repo from leaking into tests.
+ * `.dev.vars` or `.env` in the repo from leaking into tests. `readDotEnv`
+ * drops `--env-file`, for a `cwd` that is a copy of the checkout
+ * (test/support/checkout-copy.ts) where `.env` is the committed one.
  *
  * @module
  */
@@ -51,6 +53,13 @@ export interface DevServerOptions {
   healthPath?: string;
   /** Default 60 000. */
   startTimeoutMs?: number;
+  /**
+   * Let wrangler read `cwd`'s `.env` (and `.env.local`) into its own environment, as plain
+   * `wrangler dev` does, instead of an empty `--env-file`. Without `--env-file` wrangler would
+   * also read a `.dev.vars` beside the config, so use it only where `cwd` has none of the
+   * developer's files. Default false.
+   */
+  readDotEnv?: boolean;
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -95,7 +104,7 @@ export function wranglerEnv(persistDir: string): NodeJS.ProcessEnv {
   };
 }
 
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
+export function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {
@@ -103,7 +112,7 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
@@ -135,14 +144,14 @@ interface Running {
   output: () => string;
 }
 
-function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string): Running {
+function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string | undefined): Running {
   const varArgs = Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]);
   const args = [
     WRANGLER_BIN, "dev",
     "--ip", "127.0.0.1",
     "--port", String(port),
     "--persist-to", persistDir,
-    "--env-file", envFile,
+    ...(envFile === undefined ? [] : ["--env-file", envFile]),
     "--show-interactive-dev-session=false",
     ...varArgs,
   ];
@@ -214,7 +223,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const removeOwnDir = () => ownsPersistDir && rmSync(persistDir, { recursive: true, force: true });
 
   const launch = async (): Promise<Running> => {
-    const running = spawnWrangler({ vars: opts.vars, cwd }, port, persistDir, envFile);
+    const running = spawnWrangler({ vars: opts.vars, cwd }, port, persistDir, opts.readDotEnv ? undefined : envFile);
     try {
       await waitForHealth(running, healthUrl, timeoutMs);
       return running;

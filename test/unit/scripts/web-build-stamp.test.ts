@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { WEB_BUILD_INPUTS } from "../../../scripts/build-web.js";
 import { isWebBuildFresh, webBuildFingerprint, writeWebBuildStamp } from "../../../scripts/lib/web-build-stamp.js";
-import { wranglerDevEnv } from "../../../scripts/lib/wrangler-dev-env.js";
+import { wranglerDevArgs, wranglerDevEnv } from "../../../scripts/lib/wrangler-dev-env.js";
 import { REPO_ROOT } from "./deploy-harness.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "hermes-web-stamp-"));
@@ -83,5 +84,15 @@ describe("npm start's wrangler dev environment", () => {
     expect(env.CLOUDFLARE_CF_FETCH_ENABLED).toBe("true");
     expect(env.WRANGLER_LOG).toBe("debug");
     expect(wranglerDevEnv({ VSCODE_INSPECTOR_OPTIONS: '{"x":1}' }).VSCODE_INSPECTOR_OPTIONS).toBe('{"x":1}');
+  });
+
+  it("reads wrangler's own environment from .dev.vars instead of .env only when HERMES_INSPECTOR=1 keeps the inspector", () => {
+    expect(wranglerDevArgs({})).toEqual([]);
+    expect(wranglerDevArgs({ HERMES_INSPECTOR: "1" })).toEqual(["--env-file", ".dev.vars"]);
+  });
+
+  it("is what the committed .env gives plain `wrangler dev`: no inspector, no Worker secrets from .env", () => {
+    const env = parseEnv(readFileSync(join(REPO_ROOT, ".env"), "utf8"));
+    expect(env).toEqual({ VSCODE_INSPECTOR_OPTIONS: "{}", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "false" });
   });
 });
