@@ -479,23 +479,32 @@ describe("sub-agents are sessions", () => {
 });
 
 describe("a restart in the middle of a delegation", () => {
-  it("records the running sub-agent as interrupted in its list and tells the parent's next client", async () => {
-    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }]);
+  it("resumes the sub-agent's own turn, and the parent's delegation waits for it again and reads its result once", async () => {
+    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }, { text: "child report after the restart" }]);
     const key = await scriptParent({ goal: goal(child, "write a long report") });
     const { client: a, sessionId } = await parent();
     void a.prompt(sessionId, `delegate [[mock:${key}]]`).response;
     await running(a, sessionId, 1);
     await sleep(200);
-    // Every object is evicted, as in a deploy: the parent can no longer take the sub-agent's result.
+    // Every object is evicted, as in a deploy: each one that had a running turn resumes it.
     await abortAllDurableObjects();
     await sleep(50);
 
-    const b = await TestClient.ready();
+    const b = await TestClient.ready({}, { _meta: { hermes: { turnEnded: true } } });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
-    const notice = await b.next((f) => String(f.params?.update?.content?.text ?? "").includes("recorded as interrupted"));
-    expect(notice.params.update.content.text).toMatch(/1 sub-agent was stopped/);
+    const ended = await b.turnEnded(sessionId, 0, 60_000);
+    expect(ended.params.stopReason).toBe("end_turn");
+    expect(b.agentText(sessionId)).not.toContain("recorded as interrupted");
+    // The child's in-flight model call was made again, once; the parent read one result for the one task.
+    expect(await mockCalls(child)).toHaveLength(2);
+    const parentCalls = await mockCalls(key);
+    expect(parentCalls).toHaveLength(2);
+    const tools = parentCalls[1].body.messages.filter((m: Frame) => m.role === "tool");
+    expect(tools).toHaveLength(1);
+    expect(tools[0].content).toContain("1 delegated task: 1 completed.");
+    expect(tools[0].content.match(/child report after the restart/g)).toHaveLength(1);
     const list = (await (await rest(`/v1/sessions/${sessionId}/subagents`)).json()) as { subagents: Frame[] };
-    expect(list.subagents.map((s) => s.status)).toEqual(["interrupted"]);
+    expect(list.subagents.map((s) => s.status)).toEqual(["completed"]);
     // The session stays usable.
     expect((await b.prompt(sessionId, "and now?").response).result).toEqual({ stopReason: "end_turn" });
     a.close();
