@@ -1,7 +1,7 @@
 // delegate_task end to end inside workerd: the parent session object spawns
 // each task as its own session object, runs them through the pool, relays
 // their tool calls and editor requests, and reports per-task results.
-import { abortAllDurableObjects, env, SELF } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 
@@ -507,6 +507,34 @@ describe("a restart in the middle of a delegation", () => {
     expect(list.subagents.map((s) => s.status)).toEqual(["completed"]);
     // The session stays usable.
     expect((await b.prompt(sessionId, "and now?").response).result).toEqual({ stopReason: "end_turn" });
+    a.close();
+    b.close();
+  });
+
+  it("gives the parent a sub-agent's real outcome in words when its turn may not resume again", async () => {
+    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }, { text: "never reached" }]);
+    const key = await scriptParent({ goal: goal(child, "write a long report") });
+    const { client: a, sessionId } = await parent();
+    void a.prompt(sessionId, `delegate [[mock:${key}]]`).response;
+    const started = await running(a, sessionId, 1);
+    const childId = started.params.update._meta.hermes.subagents[0].subagentId as string;
+    // The child's turn has used up its resumes (as three earlier restarts would have).
+    await runInDurableObject(env.SESSION.get(env.SESSION.idFromName(childId)), (_instance, ctx) => {
+      ctx.storage.sql.exec(`UPDATE turn_steps SET body = json_set(body, '$.resumes', 3) WHERE id = 1`);
+    });
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    const b = await TestClient.ready({}, { _meta: { hermes: { turnEnded: true } } });
+    await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const ended = await b.turnEnded(sessionId, 0, 60_000);
+    expect(ended.params.stopReason).toBe("end_turn");
+    // The child's model was not called again; the parent's model read why it stopped.
+    expect(await mockCalls(child)).toHaveLength(1);
+    const tools = (await mockCalls(key))[1].body.messages.filter((m: Frame) => m.role === "tool");
+    expect(tools).toHaveLength(1);
+    expect(tools[0].content).toContain("1 delegated task: 1 interrupted.");
+    expect(tools[0].content).toMatch(/restarted while this sub-agent worked, and its turn had already resumed 3 times/);
     a.close();
     b.close();
   });
