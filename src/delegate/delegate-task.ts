@@ -72,6 +72,8 @@ export const delegateTaskTool: Tool<DelegateTaskInput> = {
     "Sub-agents know nothing of this conversation: put everything they need in goal and context. " +
     "You get back, per task: status (completed, failed, interrupted, timeout), a summary of its final message, model calls, duration, tokens and tools used.",
   kind: "execute",
+  // Run again after a restart, a call finds its sub-agents by task (`spawn-ledger.ts`) and waits for them again.
+  resumable: true,
   inputSchema,
   title(input) {
     const n = input.tasks?.length ?? 1;

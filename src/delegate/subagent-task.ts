@@ -5,9 +5,14 @@
  * prompt, restricted tools, the editor reached through the parent, tool
  * calls relayed to it), and report a bounded result. History and updates
  * stay in this session, so `session/load` replays the whole run.
+ *
+ * The task is stored with the session (`TaskRecord`): a sub-agent restarted
+ * mid-task rebuilds its overrides from the stored spec and resumes its turn
+ * like any session, and a parent that asks again (its own turn resumed) waits
+ * for that run or gets the stored result; the task never runs twice.
  */
 import { forwardedMcpTools } from "../mcp/subagent-mcp.js";
-import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { sessionInfoUpdate } from "../acp/updates.js";
 import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
@@ -26,6 +31,9 @@ import { isRelayed } from "./relay.js";
 import { subagentSystemPrompt } from "./subagent-prompt.js";
 import { boundSummary, resultWithoutRun, shortLine, statusOf, type SubagentResult, type SubagentStatus } from "./subagent-result.js";
 import type { SubagentSpec, SubagentStopCause } from "./subagent-spec.js";
+import { taskRunAction, type TaskRecord } from "./task-record.js";
+import { MAX_RESUMES, RESUME_WINDOW_MS, type TurnResumeDecision } from "../session/resume-decision.js";
+import type { TurnOverrides } from "../session/model-turn.js";
 
 export const AUTO_DENY_REASON = "sub-agents may not ask for permission on this service (HERMES_SUBAGENT_APPROVAL=deny)";
 
@@ -43,11 +51,24 @@ export interface SubagentTaskParts {
   parent(sessionId: string): ParentLink;
   /** The session's upstream tunnels: the parent's proxy-hosted upstreams are lent to them for the task. */
   tunnels: Pick<UpstreamTunnels, "lend">;
+  /** The task as this session stores it. */
+  record: TaskRecord;
   now(): number;
 }
 
+interface Run {
+  spec: SubagentSpec;
+  cause: SubagentStopCause | null;
+  /** Why a restart stopped the task, in words for the parent; null otherwise. */
+  restartNote: string | null;
+  result: Promise<SubagentResult>;
+}
+
+/** How the run's turn goes: a new one, or the one a restart cut off. */
+type TurnStart = (last: LastMessage, run: Run) => Promise<RunOutcome>;
+
 export class SubagentTask {
-  #run: { cause: SubagentStopCause | null } | null = null;
+  #run: Run | null = null;
 
   constructor(private readonly parts: SubagentTaskParts) {}
 
@@ -64,20 +85,85 @@ export class SubagentTask {
     this.parts.runner.cancelAll();
   }
 
-  async run(spec: SubagentSpec): Promise<SubagentResult> {
-    if (this.#run) return resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, "failed", "This sub-agent is already running a task.");
+  /** The parent asks for `spec`: a new task runs; the same task asked again is waited for, or its stored result given. */
+  run(spec: SubagentSpec): Promise<SubagentResult> {
+    const stored = this.parts.record.get();
+    switch (taskRunAction(stored, spec, this.#run?.spec ?? null)) {
+      case "attach":
+        return this.#run!.result;
+      case "deliver":
+        return Promise.resolve(stored!.result!);
+      case "refuse":
+        return Promise.resolve(resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, "failed", "This sub-agent is already running a task."));
+      case "start":
+        return this.#start(spec, this.parts.now(), async (last, run) => {
+          await this.#ensureSession(spec);
+          this.parts.record.begin(spec, this.parts.now());
+          // An interrupt that came while the session was being made has no turn to cancel yet.
+          return run.cause ? { stopReason: "cancelled" } : this.#turn(spec, last);
+        });
+    }
+  }
+
+  /**
+   * After a restart: a task that was running resumes its turn (within the
+   * turn bounds) from the stored spec; the parent's call, run again, waits
+   * for it. True when its turn runs on (resumed, or begun now), so the
+   * sub-agents it delegated to are waited for again.
+   */
+  recover(released: Promise<void>): boolean {
+    const stored = this.parts.record.get();
+    const { runner } = this.parts;
+    if (!stored || stored.result || !this.#owns(stored.spec)) {
+      runner.resumeInterrupted(released, null);
+      return false;
+    }
+    const { spec } = stored;
+    let runsOn = false;
+    // `#start` calls this before its first await, so `runsOn` is known when it returns.
+    void this.#start(spec, stored.startedAt, async (last, run) => {
+      const { overrides, done } = this.#overrides(spec, last);
+      const found = runner.resumeInterrupted(released, overrides);
+      if (found.decision?.action === "interrupt") run.restartNote = restartNote(found.decision);
+      if (found.outcome) {
+        runsOn = found.decision?.action === "resume";
+        try {
+          return await found.outcome;
+        } finally {
+          await done();
+        }
+      }
+      // No turn was running: it never began (it begins now), or it ended just before the restart.
+      const store = this.parts.log.store;
+      const began = store.promptsIn("done").length + store.promptsIn("failed").length > 0;
+      runsOn = !began;
+      await done();
+      if (!began) return this.#turn(spec, last);
+      run.restartNote = `The service restarted just as this sub-agent ended; its final answer is in its session ${spec.subagentId}.`;
+      return { stopReason: "cancelled" };
+    });
+    return runsOn;
+  }
+
+  /** Runs the task's turn as `turn` starts it, and stores and returns its result. Sets `#run` before any await. */
+  #start(spec: SubagentSpec, startedAt: number, turn: TurnStart): Promise<SubagentResult> {
     // Set before the first await: an interrupt sent right after this call must find it.
-    const run: { cause: SubagentStopCause | null } = { cause: null };
+    const run: Run = { spec, cause: null, restartNote: null, result: Promise.resolve(null as never) };
     this.#run = run;
-    const started = this.parts.now();
-    const timer = spec.timeoutMs ? setTimeout(() => this.interrupt("timeout"), spec.timeoutMs) : undefined;
+    run.result = this.#finishRun(run, startedAt, turn);
+    return run.result;
+  }
+
+  async #finishRun(run: Run, started: number, turn: TurnStart): Promise<SubagentResult> {
+    const { spec } = run;
+    // The limit counts from the task's start, before a restart too.
+    const left = spec.timeoutMs ? Math.max(1, spec.timeoutMs - (this.parts.now() - started)) : 0;
+    const timer = spec.timeoutMs ? setTimeout(() => this.interrupt("timeout"), left) : undefined;
     const last = new LastMessage();
     let outcome: RunOutcome | null = null;
     let failure: string | null = null;
     try {
-      await this.#ensureSession(spec);
-      // An interrupt that came while the session was being made has no turn to cancel yet.
-      outcome = run.cause ? { stopReason: "cancelled" } : await this.#turn(spec, last);
+      outcome = await turn(last, run);
     } catch (err) {
       console.error("sub-agent task failed", { subagentId: spec.subagentId, parent: spec.parentSessionId }, err);
       failure = `The sub-agent failed inside the service: ${err instanceof Error ? err.message : String(err)}`;
@@ -90,17 +176,21 @@ export class SubagentTask {
     if (this.#owns(spec)) {
       await this.parts.index.update(spec.subagentId, { endReason: status, updatedAt: this.parts.now() }).catch((err) => console.error("sub-agent index update failed", err));
     }
-    return {
+    const said = summaryText(status, failure ?? run.restartNote, outcome, last.text(), spec.maxModelCalls);
+    const result: SubagentResult = {
       task_index: spec.taskIndex,
       subagent_id: spec.subagentId,
       status,
-      summary: boundSummary(summaryText(status, failure, outcome, last.text(), spec.maxModelCalls), undefined, `sub-agent session ${spec.subagentId}`),
+      summary: boundSummary(said, undefined, `sub-agent session ${spec.subagentId}`),
       api_calls: outcome?.modelCalls ?? 0,
       duration_seconds: Math.round((this.parts.now() - started) / 100) / 10,
       model: this.parts.log.store.record()?.model ?? spec.model,
       tokens: { input: tokens.promptTokens, output: tokens.completionTokens, total: tokens.promptTokens + tokens.completionTokens },
       tools_used: outcome?.toolsUsed ?? [],
     };
+    // Kept before it is returned: a parent that asks again (its turn resumed after a restart) gets it, not a second run.
+    if (this.#owns(spec)) this.parts.record.finish(result);
+    return result;
   }
 
   /** Whether this object is the sub-agent session `spec` names (not some other session using the id). */
@@ -142,6 +232,16 @@ export class SubagentTask {
   }
 
   async #turn(spec: SubagentSpec, last: LastMessage): Promise<RunOutcome> {
+    const { overrides, done } = this.#overrides(spec, last);
+    try {
+      return await this.parts.runner.runTask([{ type: "text", text: spec.goal }], overrides);
+    } finally {
+      await done();
+    }
+  }
+
+  /** The task's turn overrides from its spec, and what ends them (the lent tunnels, the relay's last frames). */
+  #overrides(spec: SubagentSpec, last: LastMessage): { overrides: TurnOverrides; done(): Promise<void> } {
     const record = this.parts.log.store.record()!;
     const parent = this.parts.parent(spec.parentSessionId);
     // Ordered and batched, off the turn's path. A parent that no longer knows this
@@ -159,30 +259,36 @@ export class SubagentTask {
       additionalDirectories: record.additionalDirectories,
       toolNames: tools.map((t) => t.name),
     });
-    const prompt: ContentBlock[] = [{ type: "text", text: spec.goal }];
     this.parts.tunnels.lend({
       parentSessionId: spec.parentSessionId,
       upstreams: spec.upstreams ?? [],
       forward: (params) => parent.forwardUpstreamMessage(spec.subagentId, params),
     });
-    try {
-      return await this.parts.runner.runTask(prompt, {
-        client,
-        tools,
-        systemPrompt,
-        maxModelCalls: spec.maxModelCalls,
-        observe: (update) => {
-          last.observe(update);
-          if (isRelayed(update)) relay.push(JSON.stringify(update));
-        },
-        gateLabel: spec.label,
-        ...(spec.approval === "deny" ? { autoDeny: AUTO_DENY_REASON } : {}),
-      });
-    } finally {
+    const overrides: TurnOverrides = {
+      client,
+      tools,
+      systemPrompt,
+      maxModelCalls: spec.maxModelCalls,
+      observe: (update) => {
+        last.observe(update);
+        if (isRelayed(update)) relay.push(JSON.stringify(update));
+      },
+      gateLabel: spec.label,
+      ...(spec.approval === "deny" ? { autoDeny: AUTO_DENY_REASON } : {}),
+    };
+    const done = async () => {
       this.parts.tunnels.lend(undefined);
       await relay.drained();
-    }
+    };
+    return { overrides, done };
   }
+}
+
+/** Why a restarted sub-agent's turn could not resume, for the parent model. */
+function restartNote(decision: Extract<TurnResumeDecision, { action: "interrupt" }>): string {
+  return decision.reason === "too_many_resumes"
+    ? `Stopped: the service restarted while this sub-agent worked, and its turn had already resumed ${MAX_RESUMES} times, the most a turn may.`
+    : `Stopped: the service restarted while this sub-agent worked, more than ${RESUME_WINDOW_MS / 60_000} minutes after its task began, too late to resume.`;
 }
 
 /** The text of the last agent message: what the sub-agent said at the end. */

@@ -5,9 +5,13 @@
  * tool calls into the parent's log, and stops them on cancel, on
  * `_hermes/subagents/interrupt`, or holds new ones on pause.
  *
- * Which sub-agents run is stored with the session: a parent restarted in the
- * middle of a delegation cannot take their results any more, so it stops
- * them and records them as interrupted instead of leaving them orphaned.
+ * Which sub-agents run, and which task each works for, is stored with the
+ * session. A parent restarted in the middle of a delegation whose turn
+ * resumes runs the `delegate_task` call again, which finds each task's
+ * sub-agent (it resumes its own turn) and waits for it again, or takes the
+ * result it had already delivered (`spawn-ledger.ts`). A parent whose turn
+ * does not resume cannot take their results any more, so it stops them and
+ * records them as interrupted instead of leaving them orphaned.
  */
 import { isSubagentMcpMethod, SubagentMcpCalls, type SubagentMcp } from "../mcp/subagent-mcp.js";
 import { RequestError, zUpstreamMessage, type UpstreamMessage } from "@hermes-edge/protocol";
@@ -23,6 +27,7 @@ import { decorateSubagentUpdate, editorParams, isRelayed, type RelayIds } from "
 import { forwardFailure } from "./forward-port.js";
 import { PoolAbortedError, SubagentPool } from "./subagent-pool.js";
 import { resultWithoutRun, shortLine, type SubagentResult } from "./subagent-result.js";
+import { assigned, delivered, taskStart, undelivered } from "./spawn-ledger.js";
 import { holdSlotWithin, type SlotRelease } from "./slot-wait.js";
 import {
   SUBAGENT_MAX_MODEL_CALLS,
@@ -47,6 +52,11 @@ export type SubagentLink = Pick<SessionRpc, "runSubagentTask" | "interruptSubage
 export const SUBAGENT_ANSWER_GRACE_MS = 30_000;
 export const DEFAULT_SUBAGENT_LIMIT_MS = 30 * 60_000;
 
+/** How long a resumed parent holds a sub-agent's editor request until the call that waits for it runs again. */
+export const REATTACH_WAIT_MS = 60_000;
+/** Updates a sub-agent relays before its parent's call runs again, kept to send then. */
+const MAX_HELD_FRAMES = 500;
+
 /** Editor methods a sub-agent may use through its parent; anything else is refused. */
 const FORWARDABLE = /^(fs\/|terminal\/|session\/request_permission$)/;
 
@@ -55,9 +65,19 @@ interface Running extends Pick<SpawnOptions, "taskIndex" | "client" | "emit" | "
   controller: AbortController;
 }
 
+/** A sub-agent a resumed parent waits for again, before the call it works for has run again. */
+interface Adopted {
+  /** Its relayed updates meanwhile, sent once the call runs again. */
+  frames: string[];
+  /** Resolves when the call runs again (true) or the parent gives it up (false). */
+  arrived: Promise<boolean>;
+  arrive(back: boolean): void;
+}
+
 export class Subagents implements SubagentSpawner {
   readonly pool: SubagentPool;
   readonly #running = new Map<string, Running>();
+  readonly #adopted = new Map<string, Adopted>();
   /** The session's MCP tools, lent to its sub-agents (set by the session). */
   mcp: SubagentMcp | undefined;
   readonly #mcpCalls = new SubagentMcpCalls();
@@ -87,22 +107,58 @@ export class Subagents implements SubagentSpawner {
     return mayDelegate(record.delegation?.role, record.delegation?.depth ?? 0, this.settings.maxSpawnDepth);
   }
 
-  /** After a restart: sub-agents this session ran are stopped and recorded as interrupted. */
+  /** After a restart whose turn does not resume: sub-agents this session ran are stopped and recorded as interrupted. */
   async recoverInterrupted(): Promise<string[]> {
-    const ids = this.log.store.record()?.delegation?.running ?? [];
+    const ids = this.#stored();
+    this.#setLedger(undefined);
     if (ids.length === 0) return [];
-    await Promise.allSettled(
-      ids.flatMap((id) => [this.link(id).interruptSubagentTask("interrupted"), this.index.update(id, { endReason: "interrupted", updatedAt: this.now() })]),
-    );
+    await this.#stop(ids);
     this.#remember();
     return ids;
   }
 
+  /**
+   * After a restart whose turn resumes: the sub-agents it ran keep running
+   * (each resumes its own turn); the resumed turn's `delegate_task` calls run
+   * again and wait for them. Until then their updates are held and their
+   * editor requests wait.
+   */
+  adopt(): string[] {
+    const ids = this.#stored();
+    for (const id of ids) {
+      let arrive!: (back: boolean) => void;
+      const arrived = new Promise<boolean>((resolve) => (arrive = resolve));
+      this.#adopted.set(id, { frames: [], arrived, arrive });
+    }
+    return ids;
+  }
+
+  /**
+   * A new turn begins: the last one's calls are history, so their ledger goes;
+   * a sub-agent a resumed turn never waited for again is stopped.
+   */
+  turnBegan(): void {
+    this.#setLedger(undefined);
+    const orphans = [...this.#adopted.keys()];
+    if (orphans.length === 0) return;
+    for (const id of orphans) this.#adopted.get(id)!.arrive(false);
+    this.#adopted.clear();
+    this.#remember();
+    void this.#stop(orphans);
+  }
+
   async spawn(task: DelegatedTask, options: SpawnOptions): Promise<SubagentResult> {
     const record = this.log.store.record()!;
-    const subagentId = this.newId();
+    const start = taskStart(record.delegation?.ledger, options.parentToolCallId, options.taskIndex);
+    // The call ran before a restart, and this task's sub-agent delivered its result then: it is not asked again.
+    if (start.action === "delivered") {
+      options.onEvent({ type: "finished", subagentId: start.result.subagent_id, result: start.result });
+      return start.result;
+    }
+    const subagentId = start.action === "reattach" ? start.subagentId : this.newId();
     const models = this.models?.();
-    if (task.model !== undefined && models && !models.includes(task.model)) {
+    // A sub-agent waited for again runs on the model it was given (the proxy's upstreams may not be back yet).
+    if (start.action === "spawn" && task.model !== undefined && models && !models.includes(task.model)) {
       const message = `The model "${task.model}" is not available to sub-agents here; use one of: ${models.join(", ")}.`;
       const result = resultWithoutRun(options.taskIndex, subagentId, task.model, "failed", message);
       options.onEvent({ type: "finished", subagentId, result });
@@ -115,7 +171,9 @@ export class Subagents implements SubagentSpawner {
     const ids = { parentSessionId: record.sessionId, subagentId, parentToolCallId: options.parentToolCallId };
     const entry: Running = { ids, controller, taskIndex: options.taskIndex, client: options.client, emit: options.emit, onEvent: options.onEvent };
     this.#running.set(subagentId, entry);
+    if (start.action === "spawn") this.#setLedger(assigned(this.log.store.record()?.delegation?.ledger, options.parentToolCallId, options.taskIndex, subagentId));
     this.#remember();
+    this.#reattached(subagentId);
     let result: SubagentResult;
     try {
       options.onEvent({ type: "queued", subagentId, ...(this.pool.paused ? { paused: true } : {}) });
@@ -125,6 +183,8 @@ export class Subagents implements SubagentSpawner {
       result = resultWithoutRun(options.taskIndex, subagentId, record.model, "interrupted", "Interrupted before it started.");
     } finally {
       options.signal.removeEventListener("abort", onParentAbort);
+      // Stored before the call's result is made of it: a restart from here on finds it delivered.
+      if (result! !== undefined) this.#setLedger(delivered(this.log.store.record()?.delegation?.ledger, options.parentToolCallId, options.taskIndex, result));
       this.#running.delete(subagentId);
       // What the task still has going (a forwarded MCP call, say) stops with it.
       controller.abort();
@@ -137,6 +197,8 @@ export class Subagents implements SubagentSpawner {
 
   /** A sub-agent's editor request, sent over the parent's connection in the parent's name. */
   async forward(subagentId: string, request: ForwardedRequest): Promise<ForwardOutcome> {
+    const adopted = this.#adopted.get(subagentId);
+    if (adopted) await Promise.race([adopted.arrived, new Promise((r) => setTimeout(r, REATTACH_WAIT_MS))]);
     const entry = this.#running.get(subagentId);
     if (!entry) return { ok: false, error: { kind: "tool", message: "The task this sub-agent works for has ended." } };
     if (isSubagentMcpMethod(request.method) && this.mcp) return this.#callMcp(subagentId, request, entry.controller.signal);
@@ -167,6 +229,12 @@ export class Subagents implements SubagentSpawner {
 
   /** A sub-agent's tool calls, logged and sent as the parent's, in the order it made them. */
   relay(subagentId: string, frames: string[]): boolean {
+    const adopted = this.#adopted.get(subagentId);
+    if (adopted) {
+      adopted.frames.push(...frames);
+      adopted.frames.splice(0, Math.max(0, adopted.frames.length - MAX_HELD_FRAMES));
+      return true;
+    }
     const entry = this.#running.get(subagentId);
     if (!entry) return false;
     for (const frame of frames) {
@@ -207,7 +275,35 @@ export class Subagents implements SubagentSpawner {
 
   #remember(): void {
     const record = this.log.store.record();
-    if (record) this.log.store.updateRecord({ delegation: { ...record.delegation, running: [...this.#running.keys()] } });
+    if (record) this.log.store.updateRecord({ delegation: { ...record.delegation, running: [...new Set([...this.#running.keys(), ...this.#adopted.keys()])] } });
+  }
+
+  #setLedger(ledger: ReturnType<typeof assigned> | undefined): void {
+    const record = this.log.store.record();
+    if (!record || (ledger === undefined && record.delegation?.ledger === undefined)) return;
+    const { ledger: _old, ...rest } = record.delegation ?? {};
+    this.log.store.updateRecord({ delegation: ledger ? { ...rest, ledger } : rest });
+  }
+
+  /** Sub-agents the stored record says run: those of live calls, and those the ledger waits for. */
+  #stored(): string[] {
+    const delegation = this.log.store.record()?.delegation;
+    return [...new Set([...(delegation?.running ?? []), ...undelivered(delegation?.ledger)])];
+  }
+
+  async #stop(ids: string[]): Promise<void> {
+    await Promise.allSettled(
+      ids.flatMap((id) => [this.link(id).interruptSubagentTask("interrupted"), this.index.update(id, { endReason: "interrupted", updatedAt: this.now() })]),
+    );
+  }
+
+  /** A call waits for an adopted sub-agent again: what it relayed meanwhile goes out now, and its held requests go on. */
+  #reattached(subagentId: string): void {
+    const adopted = this.#adopted.get(subagentId);
+    if (!adopted) return;
+    this.#adopted.delete(subagentId);
+    if (adopted.frames.length > 0) this.relay(subagentId, adopted.frames);
+    adopted.arrive(true);
   }
 
   async #run(entry: Running, task: DelegatedTask): Promise<SubagentResult> {

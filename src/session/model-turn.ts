@@ -204,7 +204,7 @@ function resumeCalls(ports: TurnPorts, tools: AnyTool[], history: ChatMessage[])
   let interrupted = false;
   for (const call of unansweredCalls(history)) {
     const tool = tools.find((t) => t.name === call.name);
-    const decision = decideCall({ id: call.id, name: call.name, kind: tool?.kind, external: tool?.parameters !== undefined, phase: phases[call.id] ?? null });
+    const decision = decideCall({ id: call.id, name: call.name, kind: tool?.kind, external: tool?.parameters !== undefined, resumable: tool?.resumable === true, phase: phases[call.id] ?? null });
     if (decision.action === "rerun") {
       rerun.push(call);
       continue;

@@ -25,7 +25,7 @@ import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import { SlotArrivals } from "./slot-arrivals.js";
 import { turnRecord } from "./turn-record.js";
-import { decideTurnResume, resumeLine } from "./resume-decision.js";
+import { decideTurnResume, resumeLine, type TurnResumeDecision } from "./resume-decision.js";
 
 /** How a turn ended, as its prompt's response or its task's caller sees it. */
 export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
@@ -46,6 +46,16 @@ export interface RunnerParts {
   keepAlive(running: boolean): void;
   /** After every turn's bookkeeping, off its path (the search index is fed here). */
   turnEnded(): void;
+  /** A new turn (not a resumed one) begins. */
+  turnBegan?(): void;
+}
+
+/** What a restarted runner found: the decision for the turn it found running, and a task's outcome to come. */
+export interface ResumeFound {
+  /** Null when no turn was running, or it could not resume (a sub-agent's task without its spec). */
+  decision: TurnResumeDecision | null;
+  /** For a sub-agent's task: how its turn ends (resumed, or recorded as interrupted). */
+  outcome: Promise<RunOutcome> | null;
 }
 
 export class PromptRunner {
@@ -59,7 +69,7 @@ export class PromptRunner {
   /** Prompts that found the queue idle, waiting for the turn slot (see `enqueue`). */
   readonly #arrivals: SlotArrivals;
   /** A turn a restart cut off, to continue before the queue (see `resumeInterrupted`). */
-  #resume: { row: PromptRow; released: Promise<void> } | null = null;
+  #resume: { row: PromptRow; released: Promise<void>; cancelled: boolean } | null = null;
 
   constructor(private readonly parts: RunnerParts) {
     this.#arrivals = new SlotArrivals(parts.slots);
@@ -138,6 +148,8 @@ export class PromptRunner {
   /** `session/cancel` (or a sub-agent interrupted): the running turn ends `cancelled`, queued ones too. */
   cancelAll(): void {
     this.#arrivals.cancelAll();
+    // A resumed turn waiting for its slot has no controller yet: it ends cancelled once it would start.
+    if (this.#resume) this.#resume.cancelled = true;
     for (const row of this.#store.promptsIn("queued")) void this.#finish(row, { stopReason: "cancelled" });
     this.#current?.controller.abort();
   }
@@ -171,27 +183,30 @@ export class PromptRunner {
 
   /**
    * After a restart: the turn that was running continues from its last
-   * completed step, within the bounds (`decideTurnResume`); past them, or for
-   * a sub-agent's task (its parent holds what the task needs), it is recorded
-   * as interrupted with its prompt kept for `/retry`, never silently lost.
+   * completed step, within the bounds (`decideTurnResume`); past them (or for
+   * a sub-agent's task whose overrides cannot be rebuilt) it is recorded as
+   * interrupted with its prompt kept for `/retry`, never silently lost.
    *
    * @param released the old instance's turn slot going back, before the resumed turn takes one.
+   * @param task a sub-agent's task: its overrides, rebuilt from the stored spec; null when they cannot be.
    */
-  resumeInterrupted(released: Promise<void>, canResume: boolean): void {
+  resumeInterrupted(released: Promise<void>, task?: TurnOverrides | null): ResumeFound {
     const store = this.#store;
     const row = store.promptsIn("running")[0];
     const turn = this.#steps.running();
-    if (row && turn?.promptId === row.id && canResume) {
+    const outcome = row && task ? new Promise<RunOutcome>((settle) => this.#tasks.set(row.id, { overrides: task, settle })) : null;
+    if (row && turn?.promptId === row.id && task !== null) {
       const decision = decideTurnResume(turn, Date.now());
       if (decision.action === "resume") {
         this.#steps.resumed(decision.resumes);
-        this.#resume = { row, released };
+        this.#resume = { row, released, cancelled: false };
         this.#log.emit(agentMessageChunk(resumeLine(decision.resumes), this.parts.turn.newId()));
         this.#drain();
-        return;
-      }
+      } else this.#recordInterrupted();
+      return { decision, outcome };
     }
     this.#recordInterrupted();
+    return { decision: null, outcome };
   }
 
   #recordInterrupted(): void {
@@ -263,15 +278,18 @@ export class PromptRunner {
     }
   }
 
-  async #resumeTurn({ row, released }: { row: PromptRow; released: Promise<void> }): Promise<void> {
+  async #resumeTurn(resume: { row: PromptRow; released: Promise<void>; cancelled: boolean }): Promise<void> {
+    const { row, released } = resume;
     await released;
     try {
-      await this.parts.slots.holdTurn();
+      // A sub-agent's task runs in its parent's sub-agent slot, as before the restart.
+      if (!this.#tasks.has(row.id) && !resume.cancelled) await this.parts.slots.holdTurn();
     } catch (err) {
       this.#resume = null;
       return this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
     }
     this.#resume = null;
+    if (resume.cancelled) return this.#finish(row, { stopReason: "cancelled" });
     await this.#run(row, true);
   }
 
@@ -285,6 +303,7 @@ export class PromptRunner {
     if (!resume) {
       store.setPromptState(row.id, "running");
       this.#steps.begin(row.id, Date.now());
+      this.parts.turnBegan?.();
     }
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);

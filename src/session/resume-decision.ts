@@ -36,6 +36,8 @@ export interface PendingCall {
   kind: ToolKind | undefined;
   /** Whether the tool reaches something whose effect the service cannot see (an MCP server). */
   external: boolean;
+  /** Whether running the tool again re-attaches to the work it started instead of repeating it (`delegate_task`). */
+  resumable?: boolean;
   /** Null when the call had not started (a later call of the same model message). */
   phase: ToolPhase | null;
 }
@@ -47,13 +49,15 @@ export const INTERRUPTED_RESULT =
 
 /**
  * A call whose effect cannot be known is never run again silently: a command
- * (or an MCP call, or a delegation) that had started. One that was only
- * waiting on the editor (its permission question) is asked again; reads,
- * edits, searches, the plan and questions to the user are run again, since
- * running them twice gives the same result.
+ * (or an MCP call) that had started. One that was only waiting on the editor
+ * (its permission question) is asked again; reads, edits, searches, the plan
+ * and questions to the user are run again, since running them twice gives the
+ * same result. A delegation runs again too: its sub-agents are sessions that
+ * resume their own turns, and running it again waits for their results
+ * (each delivered once) instead of starting them again.
  */
 export function decideCall(call: PendingCall): CallDecision {
-  if (call.phase === null || call.phase === "asking") return { id: call.id, action: "rerun" };
+  if (call.phase === null || call.phase === "asking" || call.resumable === true) return { id: call.id, action: "rerun" };
   // `execute`: a terminal command or a delegation; an unknown tool never ran (runToolCall answers it at once).
   const unknownEffect = call.external || call.kind === "execute";
   return unknownEffect ? { id: call.id, action: "interrupted", result: INTERRUPTED_RESULT } : { id: call.id, action: "rerun" };

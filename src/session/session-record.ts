@@ -66,7 +66,9 @@ export interface SessionRecord {
     role?: "leaf" | "orchestrator";
     parentToolCallId?: string;
     spawnPaused?: boolean;
-    /** Sub-agents this session is running now, so a restart can stop them. */
+    /** Sub-agents this session is running now, so a restart can stop them (or, when its turn resumes, wait for them again). */
     running?: string[];
+    /** The running turn's `delegate_task` calls: each task's sub-agent and delivered result (`spawn-ledger.ts`). */
+    ledger?: import("../delegate/spawn-ledger.js").SpawnLedger;
   };
 }

@@ -20,6 +20,7 @@ import type { ForwardedRequest, ForwardOutcome, SubagentCommand, SubagentControl
 import { deleteSubagentSessions } from "../delegate/delete-subagent-sessions.js";
 import { interruptSubagent } from "../delegate/nested-interrupt.js";
 import { SubagentTask } from "../delegate/subagent-task.js";
+import { TaskRecord } from "../delegate/task-record.js";
 import { Subagents } from "../delegate/subagents.js";
 import type { RpcOutcome } from "../durable/rpc-outcome.js";
 import type { Env } from "../env.js";
@@ -159,6 +160,7 @@ export class Session {
       slots: this.slots,
       keepAlive: host.keepAlive,
       turnEnded: () => this.searchFeed.turnEnded(),
+      turnBegan: () => this.subagents.turnBegan(),
     });
     this.task = new SubagentTask({
       log: this.log,
@@ -169,6 +171,7 @@ export class Session {
       maxSpawnDepth: delegation.maxSpawnDepth,
       parent: stub,
       tunnels: this.tunnels,
+      record: new TaskRecord(sql),
       now: Date.now,
     });
     if (this.store.record()) this.#recover();
@@ -435,16 +438,23 @@ export class Session {
 
   /**
    * After a restart: the cut turn resumes (or, past its bounds, is recorded as
-   * interrupted), and its sub-agents are recorded as interrupted;
-   * pending index writes and search rows go out; a turn slot the old object
-   * held goes back, with the usage it had not sent.
+   * interrupted), a sub-agent's task too. The sub-agents of a resumed turn
+   * run on and its delegation waits for them again; those of a turn that
+   * does not resume are recorded as interrupted. Pending index writes and
+   * search rows go out; a turn slot the old object held goes back, with the
+   * usage it had not sent.
    */
   #recover(): void {
     // The old instance's turn slot goes back first; a resumed turn then takes one of its own.
     const released = this.slots.releaseTurn().catch(() => undefined);
-    this.runner.resumeInterrupted(released, this.store.record()!.kind !== "subagent");
+    const resumed =
+      this.store.record()!.kind === "subagent" ? this.task.recover(released) : this.runner.resumeInterrupted(released).decision?.action === "resume";
     void this.indexWriter.flush();
     this.searchFeed.catchUp();
+    if (resumed) {
+      this.subagents.adopt();
+      return;
+    }
     void this.subagents.recoverInterrupted().then((ids) => {
       if (ids.length === 0) return;
       const n = ids.length === 1 ? "1 sub-agent was" : `${ids.length} sub-agents were`;

@@ -78,6 +78,11 @@ export interface Tool<Input = unknown> {
   locations?(input: Input, ctx: { cwd: string }): ToolCallLocation[];
   /** False when the client lacks a capability the tool needs; it is then not offered. */
   available?(client: ClientCapabilities): boolean;
+  /**
+   * True when running a call again after a restart re-attaches to the work
+   * the cut run started instead of repeating it (see `decideCall`).
+   */
+  resumable?: boolean;
   run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -139,6 +139,52 @@ describe("a turn outlives a wrangler dev restart", () => {
     expect(second.validator.errors).toEqual([]);
   }, 180_000);
 
+  it("during a delegation to two sub-agents: each sub-agent resumes its own turn, the parent waits again and reads each result once", async () => {
+    // Sub-agent B finishes before the restart (its result is delivered); A is streaming when the restart comes.
+    const goals = ["first report [[mock:rs-child-a]]", "second report [[mock:rs-child-b]]"];
+    mock.setScript("rs-deleg", [
+      { toolCalls: [{ id: "call_deleg", name: "delegate_task", arguments: { tasks: goals.map((goal) => ({ goal })) } }] },
+      { text: "both sub-agents reported" },
+    ]);
+    mock.setScript("rs-child-a", [{ tokens: 400, chunkDelayMs: 40 }, { text: "alpha finished after the restart" }]);
+    mock.setScript("rs-child-b", [{ text: "beta finished before the restart" }]);
+    const { editor, sessionId } = await editorSession();
+    const answer = editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "delegate both [[mock:rs-deleg]]" }] });
+    const boardStates = () =>
+      editor.updates
+        .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === "tool_call_update" && (u.update as { toolCallId: string }).toolCallId === "call_deleg")
+        .flatMap((u) => [((u.update._meta as any)?.hermes?.subagents ?? []) as { taskIndex: number; state: string; subagentId: string | null }[]]);
+    await until(() => boardStates().some((board) => board[1]?.state === "completed") && mock.calls("rs-child-a").length === 1);
+    // A has streamed for a while: its model call is in flight.
+    await new Promise((r) => setTimeout(r, 1_500));
+    await server.restart();
+    const result = await answer;
+    expect(result.stopReason).toBe("end_turn");
+    const text = agentText(editor.updates, sessionId);
+    expect(text).toContain("both sub-agents reported");
+    expect(text).not.toContain("recorded as interrupted");
+    expect(text).not.toContain("/retry");
+    // Each sub-agent's model is called again only for its in-flight step: A once more, B not at all.
+    expect(mock.calls("rs-child-a")).toHaveLength(2);
+    expect(mock.calls("rs-child-b")).toHaveLength(1);
+    // The parent's model was called for the delegation and once more with both results, each once.
+    const parentCalls = mock.calls("rs-deleg");
+    expect(parentCalls).toHaveLength(2);
+    const toolMessages = parentCalls[1]!.body.messages.filter((m) => m.role === "tool");
+    expect(toolMessages).toHaveLength(1);
+    const output = String(toolMessages[0]!.content);
+    expect(output).toContain("2 delegated tasks: 2 completed.");
+    expect(output.match(/alpha finished after the restart/g)).toHaveLength(1);
+    expect(output.match(/beta finished before the restart/g)).toHaveLength(1);
+    // The call's last live view (its final update carries the result, not the board).
+    const finalBoard = boardStates().filter((board) => board.length > 0).at(-1)!;
+    expect(finalBoard.map((row) => row.state)).toEqual(["completed", "completed"]);
+    // The same two sub-agent sessions worked before and after the restart.
+    const ids = new Set(boardStates().flatMap((board) => board.flatMap((row) => (row.subagentId ? [row.subagentId] : []))));
+    expect(ids.size).toBe(2);
+    expect(editor.frames.filter((f) => f.id !== undefined && f.result?.stopReason)).toHaveLength(1);
+  }, 240_000);
+
   // Known gap: after a full restart the re-asked question goes to the cut connection's (restarted) object and
   // waits there; the workers durability tests show the same re-ask working after an eviction.
   it.skip("while a permission question is open: a direct client that reconnects is asked again, answers once and gets _hermes/turn_ended", async () => {

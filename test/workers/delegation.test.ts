@@ -1,7 +1,7 @@
 // delegate_task end to end inside workerd: the parent session object spawns
 // each task as its own session object, runs them through the pool, relays
 // their tool calls and editor requests, and reports per-task results.
-import { abortAllDurableObjects, env, SELF } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 
@@ -479,25 +479,62 @@ describe("sub-agents are sessions", () => {
 });
 
 describe("a restart in the middle of a delegation", () => {
-  it("records the running sub-agent as interrupted in its list and tells the parent's next client", async () => {
-    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }]);
+  it("resumes the sub-agent's own turn, and the parent's delegation waits for it again and reads its result once", async () => {
+    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }, { text: "child report after the restart" }]);
     const key = await scriptParent({ goal: goal(child, "write a long report") });
     const { client: a, sessionId } = await parent();
     void a.prompt(sessionId, `delegate [[mock:${key}]]`).response;
     await running(a, sessionId, 1);
     await sleep(200);
-    // Every object is evicted, as in a deploy: the parent can no longer take the sub-agent's result.
+    // Every object is evicted, as in a deploy: each one that had a running turn resumes it.
     await abortAllDurableObjects();
     await sleep(50);
 
-    const b = await TestClient.ready();
+    const b = await TestClient.ready({}, { _meta: { hermes: { turnEnded: true } } });
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
-    const notice = await b.next((f) => String(f.params?.update?.content?.text ?? "").includes("recorded as interrupted"));
-    expect(notice.params.update.content.text).toMatch(/1 sub-agent was stopped/);
+    const ended = await b.turnEnded(sessionId, 0, 60_000);
+    expect(ended.params.stopReason).toBe("end_turn");
+    expect(b.agentText(sessionId)).not.toContain("recorded as interrupted");
+    // The child's in-flight model call was made again, once; the parent read one result for the one task.
+    expect(await mockCalls(child)).toHaveLength(2);
+    const parentCalls = await mockCalls(key);
+    expect(parentCalls).toHaveLength(2);
+    const tools = parentCalls[1].body.messages.filter((m: Frame) => m.role === "tool");
+    expect(tools).toHaveLength(1);
+    expect(tools[0].content).toContain("1 delegated task: 1 completed.");
+    expect(tools[0].content.match(/child report after the restart/g)).toHaveLength(1);
     const list = (await (await rest(`/v1/sessions/${sessionId}/subagents`)).json()) as { subagents: Frame[] };
-    expect(list.subagents.map((s) => s.status)).toEqual(["interrupted"]);
+    expect(list.subagents.map((s) => s.status)).toEqual(["completed"]);
     // The session stays usable.
     expect((await b.prompt(sessionId, "and now?").response).result).toEqual({ stopReason: "end_turn" });
+    a.close();
+    b.close();
+  });
+
+  it("gives the parent a sub-agent's real outcome in words when its turn may not resume again", async () => {
+    const child = await scriptChild([{ tokens: 400, chunkDelayMs: 25 }, { text: "never reached" }]);
+    const key = await scriptParent({ goal: goal(child, "write a long report") });
+    const { client: a, sessionId } = await parent();
+    void a.prompt(sessionId, `delegate [[mock:${key}]]`).response;
+    const started = await running(a, sessionId, 1);
+    const childId = started.params.update._meta.hermes.subagents[0].subagentId as string;
+    // The child's turn has used up its resumes (as three earlier restarts would have).
+    await runInDurableObject(env.SESSION.get(env.SESSION.idFromName(childId)), (_instance, ctx) => {
+      ctx.storage.sql.exec(`UPDATE turn_steps SET body = json_set(body, '$.resumes', 3) WHERE id = 1`);
+    });
+    await abortAllDurableObjects();
+    await sleep(50);
+
+    const b = await TestClient.ready({}, { _meta: { hermes: { turnEnded: true } } });
+    await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
+    const ended = await b.turnEnded(sessionId, 0, 60_000);
+    expect(ended.params.stopReason).toBe("end_turn");
+    // The child's model was not called again; the parent's model read why it stopped.
+    expect(await mockCalls(child)).toHaveLength(1);
+    const tools = (await mockCalls(key))[1].body.messages.filter((m: Frame) => m.role === "tool");
+    expect(tools).toHaveLength(1);
+    expect(tools[0].content).toContain("1 delegated task: 1 interrupted.");
+    expect(tools[0].content).toMatch(/restarted while this sub-agent worked, and its turn had already resumed 3 times/);
     a.close();
     b.close();
   });

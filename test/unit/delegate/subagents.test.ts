@@ -279,7 +279,7 @@ describe("Subagents", () => {
     expect(s.children).toHaveLength(1);
     s.children[0]!.finish();
     await run;
-    expect(s.record().delegation).toEqual({ spawnPaused: false, running: [] });
+    expect(s.record().delegation).toMatchObject({ spawnPaused: false, running: [] });
   });
 
   it("forwards a child's editor request in the parent's name, and refuses other methods", async () => {
@@ -341,6 +341,53 @@ describe("Subagents", () => {
     expect(restarted.record().delegation?.running).toEqual([]);
     s.children.forEach((c) => c.finish());
     await Promise.all(runs);
+  });
+
+  it("after a restart whose turn resumes, the call run again waits for the same sub-agents and takes a delivered result without asking again", async () => {
+    const s = setup();
+    const runs = [0, 1].map((i) => s.spawn({}, i));
+    await tick();
+    s.children[1]!.finish();
+    await runs[1];
+    // The parent restarts: sub-1 still works, sub-2 delivered its result before.
+    const restarted = setup({}, s.record());
+    expect(restarted.host.adopt()).toEqual(["sub-1"]);
+    // Its updates meanwhile are held, not refused (a refusal would stop the sub-agent).
+    const frame = JSON.stringify({ sessionUpdate: "tool_call", toolCallId: "c0", title: "Read /w/a", kind: "read", status: "pending" });
+    expect(restarted.host.relay("sub-1", [frame])).toBe(true);
+    expect(restarted.emitted).toEqual([]);
+    const again = [0, 1].map((i) => restarted.spawn({}, i));
+    await tick();
+    // Only sub-1 is asked again, under its own id; the held update goes out as the parent's.
+    expect(restarted.children).toHaveLength(1);
+    expect(restarted.children[0]!.spec?.subagentId).toBe("sub-1");
+    expect(restarted.emitted.map((u) => (u as { toolCallId: string }).toolCallId)).toEqual(["sub-1/c0"]);
+    restarted.children[0]!.finish();
+    const results = await Promise.all(again);
+    expect(results.map((r) => [r.subagent_id, r.status])).toEqual([
+      ["sub-1", "completed"],
+      ["sub-2", "completed"],
+    ]);
+    expect(restarted.children[0]!.interrupts).toBe(0);
+    // A new turn forgets the ledger: its calls start new sub-agents.
+    restarted.host.turnBegan();
+    expect(restarted.record().delegation?.ledger).toBeUndefined();
+    s.children[0]!.finish();
+    await runs[0];
+  });
+
+  it("stops an adopted sub-agent that no resumed call waited for once a new turn begins", async () => {
+    const s = setup();
+    void s.spawn();
+    await tick();
+    const restarted = setup({}, s.record());
+    restarted.host.adopt();
+    restarted.host.turnBegan();
+    await tick();
+    expect(restarted.children.map((c) => c.interrupts)).toEqual([1]);
+    expect(restarted.indexUpdates).toEqual([["sub-1", { endReason: "interrupted", updatedAt: 0 }]]);
+    expect(restarted.record().delegation?.running).toEqual([]);
+    s.children[0]!.finish();
   });
 
   describe("when a sub-agent never answers", () => {

@@ -33,6 +33,11 @@ describe("decideCall", () => {
     expect(INTERRUPTED_RESULT).toMatch(/restart.*may or may not have completed/);
   });
 
+  it("runs again a delegation that had started: running it again waits for its sub-agents instead of starting them again", () => {
+    expect(call({ kind: "execute", resumable: true })).toEqual({ id: "c", action: "rerun" });
+    expect(call({ kind: "execute", resumable: false })).toMatchObject({ action: "interrupted" });
+  });
+
   it("runs again reads, edits and searches, which give the same result twice", () => {
     for (const kind of ["read", "edit", "search", "fetch", "other"] as const) expect(call({ kind })).toMatchObject({ action: "rerun" });
   });
