@@ -215,6 +215,13 @@ export class SessionStore {
     this.#lastSeq = undefined;
   }
 
+  /** Up to `limit` logged frames with seq in (`afterSeq`, `untilSeq`], in order, with their seqs (a resumed SSE stream's page). */
+  logEntries(afterSeq: number, untilSeq: number, limit = LOG_PAGE_SIZE): { seq: number; frame: string }[] {
+    return this.sql
+      .exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, afterSeq, untilSeq, limit)
+      .toArray();
+  }
+
   /** Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read each time the next is asked for. */
   *logPages(afterSeq: number, untilSeq: number, pageSize = LOG_PAGE_SIZE): Generator<string[]> {
     let cursor = afterSeq;
