@@ -117,6 +117,29 @@ describe("a session stream resumed with Last-Event-ID", () => {
     channels.closeAll();
   });
 
+  it("still closes SSE_IDLE_MS after its last event once it has caught up from the log", async () => {
+    vi.useFakeTimers();
+    try {
+      const log = fakeLog();
+      for (let i = 0; i < 3; i++) log.append();
+      const channels = new SseChannels(SSE_IDLE_MS, log.read);
+      const res = (await channels.open("s1", { seq: 1, after: 0 })) as Response;
+      const reader = res.body!.getReader();
+      let ended = false;
+      void (async () => {
+        while (!(await reader.read()).done);
+        ended = true;
+      })();
+      await vi.advanceTimersByTimeAsync(SSE_IDLE_MS - 1_000);
+      expect(ended).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(ended).toBe(true);
+      channels.closeAll();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("never reads a log for the connection's own stream", async () => {
     const read = vi.fn<ReadLog>(async () => null);
     const channels = new SseChannels(SSE_IDLE_MS, read);
