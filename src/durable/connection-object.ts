@@ -9,7 +9,7 @@ import type { ConnectionRpc } from "../connection/connection-rpc.js";
 import type { Env } from "../env.js";
 import { ErrorCode } from "@hermes-edge/protocol";
 import { errorResponse } from "../http/http-error.js";
-import { handleHttp, httpWatch } from "../http-stream/http-transport.js";
+import { ensureHttpLink, handleHttp, httpWatch } from "../http-stream/http-transport.js";
 import { guarded, type EntryContext } from "./entry-point.js";
 
 export class ConnectionObject extends DurableObject<Env> implements ConnectionRpc {
@@ -50,7 +50,10 @@ export class ConnectionObject extends DurableObject<Env> implements ConnectionRp
   }
 
   deliver(frames: string[]): Promise<boolean> {
-    return guarded(this.#where("deliver"), false, () => this.#connection.deliver(frames));
+    return guarded(this.#where("deliver"), false, () => {
+      ensureHttpLink(this.#connection);
+      return this.#connection.deliver(frames);
+    });
   }
 
   #where(method: string): EntryContext {

@@ -14,7 +14,7 @@ import type { ConnectionRef } from "../session/connection-ref.js";
 import type { CreateSessionInit } from "../session/create-session.js";
 import type { ForkSnapshot } from "../session/fork.js";
 import { Session } from "../session/session.js";
-import type { OpenOptions, SessionHistory, SessionRpc } from "../session/session-rpc.js";
+import type { LogPage, OpenOptions, SessionHistory, SessionRpc } from "../session/session-rpc.js";
 import { answer, guarded, type EntryContext } from "./entry-point.js";
 import type { RpcOutcome } from "./rpc-outcome.js";
 
@@ -83,6 +83,10 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
 
   detach(connectionId: string): Promise<void> {
     return guarded(this.#where("detach", { connectionId }), undefined, () => this.#session.detach(connectionId));
+  }
+
+  logAfter(connectionId: string, afterSeq: number, untilSeq: number): Promise<RpcOutcome<LogPage | null>> {
+    return answer(this.#where("logAfter", { connectionId }), () => this.#session.logAfter(connectionId, afterSeq, untilSeq));
   }
 
   reshare(tenant: string, user: string, shares: { user: string; role: ShareRole }[]): Promise<string[]> {

@@ -10,6 +10,8 @@ import type { Connection } from "../connection/connection.js";
 import { CONNECTION_ID_HEADER, TENANT_HEADER } from "../connection/connection.js";
 import { errorResponse } from "../http/http-error.js";
 import type { HttpWatch } from "../keys/key-watch.js";
+import { unwrap } from "../connection/unwrap.js";
+import { parseLastEventId } from "./event-id.js";
 import { SSE_IDLE_MS, SseChannels } from "./sse-channels.js";
 
 export const SESSION_ID_HEADER = "Acp-Session-Id";
@@ -44,7 +46,9 @@ function fail(status: 400 | 404 | 406 | 409 | 415, message: string, data?: unkno
 function channels(connection: Connection): SseChannels {
   let found = channelsOf.get(connection);
   if (!found) {
-    found = new SseChannels(SSE_IDLE_MS);
+    found = new SseChannels(SSE_IDLE_MS, async (sessionId, afterSeq, untilSeq) =>
+      unwrap(await connection.session(sessionId).logAfter(connection.id, afterSeq, untilSeq)),
+    );
     channelsOf.set(connection, found);
     connection.link = found;
   }
@@ -142,8 +146,21 @@ async function openStream(connection: Connection, request: Request): Promise<Res
   if (refused) return refused;
   const sessionId = request.headers.get(SESSION_ID_HEADER);
   if (sessionId !== null && !/^[\w.:-]{1,200}$/.test(sessionId)) return fail(400, "Acp-Session-Id is not a session id");
+  // Checked before anything opens: a client that sends an id this service never gave is told so, not silently sent everything or nothing.
+  const lastEventId = parseLastEventId(request.headers.get("Last-Event-ID"));
+  if (!lastEventId.ok) return fail(400, `Last-Event-ID is not an event id of this service: ${lastEventId.message}`, { lastEventId: request.headers.get("Last-Event-ID") });
+  const notAttached = () => fail(409, `session ${sessionId} is not attached to this connection: send session/load or session/resume, then reopen its stream`);
+  // Resuming a session stream reads its log, which only an attached session may (the SDK's answer to a 409 is to reattach).
+  if (sessionId !== null && lastEventId.position !== null && !connection.state.get()!.sessions.includes(sessionId)) return notAttached();
   await connection.rewatch();
-  return channels(connection).open(sessionId ?? "", request.headers.get("Last-Event-ID"));
+  const opened = await channels(connection).open(sessionId ?? "", lastEventId.position);
+  return opened === "not_attached" ? notAttached() : opened;
+}
+
+/** Frames from a session for an HTTP connection whose object restarted: buffered for the client's next GET, not refused (which would detach it). */
+export function ensureHttpLink(connection: Connection): void {
+  const state = connection.state.get();
+  if (!connection.link && state?.http && !state.ended) channels(connection);
 }
 
 function sessionIdOf(params: unknown): string | undefined {

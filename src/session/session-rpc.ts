@@ -37,6 +37,16 @@ export interface SessionHistory {
   messages: { segment: number; message: ChatMessage }[];
 }
 
+/** Logged frames after a seq, for a resumed SSE stream (`logAfter`). */
+export interface LogPage {
+  /** The frames this connection gets, in seq order (a `_hermes/turn_ended` it did not ask for is left out). */
+  entries: { seq: number; frame: string }[];
+  /** The last seq this page read: the next page starts after it. */
+  cursor: number;
+  /** More may follow `cursor` (within the bound asked for). */
+  more: boolean;
+}
+
 export interface SessionRpc extends Rpc.DurableObjectBranded {
   // --- a connection's ACP methods; responses to new/load/resume/fork/prompt go out through the session's outbox
   create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<RpcOutcome<null>>;
@@ -58,6 +68,9 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   /** An editor's answer to a request this session sent; false if it is not pending here. */
   clientResponse(connectionId: string, response: { id: string | number; result?: unknown; error?: ErrorResponse }): Promise<boolean>;
   detach(connectionId: string): Promise<void>;
+  /** A page of the update log after `afterSeq` (up to `untilSeq`) for an attached connection's resumed SSE stream; null if not attached. */
+  logAfter(connectionId: string, afterSeq: number, untilSeq: number): Promise<RpcOutcome<LogPage | null>>;
+
   /** Shares changed (`_hermes/session/share|unshare`): `user`'s connections take their new role or are let go; answers those changed. */
   reshare(tenant: string, user: string, shares: { user: string; role: ShareRole }[]): Promise<string[]>;
   /** `_hermes/upstream/message` from a proxy: one of its upstream agents' messages, for this session's tunnels. */

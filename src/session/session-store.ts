@@ -299,12 +299,21 @@ export class SessionStore {
     this.#lastSeq = undefined;
   }
 
-  /**
-   * Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read
-   * each time the next is asked for. A frame stored with a reference gets its
-   * prompt's block back; each prompt a page references is read once for it.
-   */
+  /** Up to `limit` logged frames with seq in (`afterSeq`, `untilSeq`], in order, with their seqs (a resumed SSE stream's page). */
+  logEntries(afterSeq: number, untilSeq: number, limit = LOG_PAGE_SIZE): { seq: number; frame: string }[] {
+    return this.#logEntryPages(afterSeq, untilSeq, limit).next().value ?? [];
+  }
+
+  /** Logged frames with seq in (`afterSeq`, `untilSeq`], in order, a page read each time the next is asked for. */
   *logPages(afterSeq: number, untilSeq: number, pageSize = LOG_PAGE_SIZE): Generator<string[]> {
+    for (const page of this.#logEntryPages(afterSeq, untilSeq, pageSize)) yield page.map((e) => e.frame);
+  }
+
+  /**
+   * Pages of logged frames with their seqs. A frame stored with a reference
+   * gets its prompt's block back; each prompt a page references is read once for it.
+   */
+  *#logEntryPages(afterSeq: number, untilSeq: number, pageSize: number): Generator<{ seq: number; frame: string }[]> {
     let cursor = afterSeq;
     for (;;) {
       const rows = this.sql
@@ -326,9 +335,10 @@ export class SessionStore {
         }
         return blocks;
       };
-      yield rows.map((r) =>
-        r.prompt_id === null ? r.frame : pasteContent({ frame: r.frame, at: r.at ?? 0 }, blocksOf(r.prompt_id)[r.block ?? 0] ?? MISSING_BLOCK_JSON),
-      );
+      yield rows.map((r) => ({
+        seq: r.seq,
+        frame: r.prompt_id === null ? r.frame : pasteContent({ frame: r.frame, at: r.at ?? 0 }, blocksOf(r.prompt_id)[r.block ?? 0] ?? MISSING_BLOCK_JSON),
+      }));
       if (rows.length < pageSize) return;
     }
   }

@@ -40,7 +40,7 @@ import { memoryForPrompt } from "./memory-snapshot.js";
 import { provenance } from "./provenance.js";
 import { SearchFeed } from "./search-feed.js";
 import type { SessionRecord } from "./session-record.js";
-import type { OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
+import type { LogPage, OpenOptions, SessionHistory, SessionRpc } from "./session-rpc.js";
 import { SettingsController } from "./session-settings.js";
 import { normalizeTitle, setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
@@ -313,6 +313,11 @@ export class Session {
 
   detach(connectionId: string): void {
     this.log.detach(connectionId);
+  }
+
+  /** A resumed SSE stream's catch-up: what the log holds after `afterSeq`, for a connection still attached. */
+  logAfter(connectionId: string, afterSeq: number, untilSeq: number): LogPage | null {
+    return this.log.page(connectionId, afterSeq, untilSeq);
   }
 
   /** The session's shares changed: connections of `user` (`*`: anyone's) take their new role, or are let go. */

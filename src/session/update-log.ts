@@ -20,7 +20,8 @@ import {
 } from "@hermes-edge/protocol";
 import { ClientRequests } from "./client-requests.js";
 import type { ConnectionRef } from "./connection-ref.js";
-import type { SessionStore } from "./session-store.js";
+import { LOG_PAGE_SIZE, type SessionStore } from "./session-store.js";
+import type { LogPage } from "./session-rpc.js";
 import { answers } from "./access.js";
 
 export interface AttachmentAccess {
@@ -198,6 +199,29 @@ export class UpdateLog {
     const turnEnded = this.#attached.get(connectionId)?.turnEnded ?? false;
     const keep = (frame: string) => turnEnded || !frame.startsWith(TURN_ENDED_PREFIX);
     outbox.pushPages(this.#replayPages(connectionId, outbox, this.store.logPages(afterSeq, this.store.lastSeq()), keep));
+  }
+
+  /**
+   * One page of logged frames after `afterSeq` (up to `untilSeq`), with their
+   * seqs, read by a connection for a resumed SSE stream, leaving out what it did
+   * not ask for. Pulled rather than pushed through the outbox: the stream orders
+   * them against what it holds itself. Null when the connection is not attached.
+   */
+  page(connectionId: string, afterSeq: number, untilSeq: number): LogPage | null {
+    const attachment = this.#attached.get(connectionId);
+    if (!attachment) return null;
+    const rows = this.store.logEntries(afterSeq, untilSeq);
+    const entries: LogPage["entries"] = [];
+    let cursor = afterSeq;
+    let chars = 0;
+    for (const row of rows) {
+      // Bounded like an outbox batch, so the RPC's answer stays well inside its size limit.
+      if (entries.length > 0 && chars + row.frame.length > MAX_BATCH_CHARS) return { entries, cursor, more: true };
+      chars += row.frame.length;
+      cursor = row.seq;
+      if (attachment.turnEnded || !row.frame.startsWith(TURN_ENDED_PREFIX)) entries.push({ seq: row.seq, frame: row.frame });
+    }
+    return { entries, cursor, more: rows.length === LOG_PAGE_SIZE };
   }
 
   /** A connection let go of (or given a new outbox) mid-replay gets no more of it, and nothing more is read for it. */

@@ -19,14 +19,15 @@ export function e2eVars(mockUrl: string, token: string): Record<string, string> 
   return { OPENAI_BASE_URL: `${mockUrl}/v1`, OPENAI_API_KEY: "e2e-key", HERMES_EDGE_TOKENS: `e2e:${token}`, HERMES_MODEL: "mock-model" };
 }
 
-export function useE2eService(token: string): E2eService {
+/** `extraVars` are added to (or override) `e2eVars`. */
+export function useE2eService(token: string, extraVars: Record<string, string> = {}): E2eService {
   let mock: MockOpenAI | undefined;
   let server: DevServer | undefined;
   const clients: SdkClient[] = [];
   beforeAll(async () => {
     mock = await startMockOpenAI();
     server = await startDevServer({
-      vars: e2eVars(mock.url, token),
+      vars: { ...e2eVars(mock.url, token), ...extraVars },
     });
   });
   afterAll(async () => {

@@ -12,7 +12,8 @@ import { agentText, connectSdk } from "./sdk-client.js";
 const TOKEN = "e2e-http-token";
 const OTHER_TOKEN = "e2e-http-other";
 // A second tenant ("other") beside the suite's, for the other-tenant 404.
-const e2e = useE2eService(`${TOKEN},other:${OTHER_TOKEN}`);
+// No coalescing window: every model token is its own logged update, so a resume can be asked to span more than the 512-event buffer.
+const e2e = useE2eService(`${TOKEN},other:${OTHER_TOKEN}`, { HERMES_COALESCE_MS: "0" });
 const CWD = "/home/dev/project";
 
 async function connect(handlers: Parameters<typeof connectHttpSdk>[2] = {}, caps: ClientCapabilities = {}): Promise<HttpSdkClient> {
@@ -64,6 +65,44 @@ async function readEvents(res: Response, until: (events: { id: string; data: any
   }
   await reader.cancel().catch(() => undefined);
   return events;
+}
+
+const isChunk = (e: { data: any }) => e.data.params?.update?.sessionUpdate === "agent_message_chunk";
+/** The numbers of a `tokens` script's words ("t0 t1 …") in the order the chunks came. */
+const tokenNumbers = (events: { data: any }[]) =>
+  [...events.filter(isChunk).map((e) => e.data.params.update.content.text).join("").matchAll(/t(\d+)/g)].map((m) => Number(m[1]));
+const seqsOf = (events: { data: any }[]) => events.map((e) => e.data.params?._meta?.hermes?.seq).filter((s): s is number => s !== undefined);
+
+/** A raw HTTP connection with one session, its SSE GET, and a prompt POST. */
+async function rawSession() {
+  const connectionId = await rawConnection();
+  const created = await post({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: CWD, mcpServers: [] } }, { "Acp-Connection-Id": connectionId });
+  expect(created.status).toBe(202);
+  const main = await fetch(`${e2e.server.url}/acp`, { headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId } });
+  const [newAnswer] = await readEvents(main, (ev) => ev.some((e) => e.data.id === 2));
+  const sessionId = newAnswer!.data.result.sessionId as string;
+  const sse = (last?: string) =>
+    fetch(`${e2e.server.url}/acp`, {
+      headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId, "Acp-Session-Id": sessionId, ...(last ? { "Last-Event-ID": last } : {}) },
+    });
+  const prompt = (id: number, text: string) =>
+    post({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } }, { "Acp-Connection-Id": connectionId, "Acp-Session-Id": sessionId });
+  return { connectionId, sessionId, sse, prompt };
+}
+
+/** Waits (through REST, no stream open) until the session's history holds `count` assistant messages: the turn is over. */
+async function turnsDone(sessionId: string, count: number): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const res = await fetch(`${e2e.server.url}/v1/sessions/${sessionId}/history`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+        if (!res.ok) return 0;
+        const body = (await res.json()) as { messages: { message: { role: string } }[] };
+        return body.messages.filter((m) => m.message.role === "assistant").length;
+      },
+      { timeout: 120_000, interval: 250 },
+    )
+    .toBeGreaterThanOrEqual(count);
 }
 
 describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
@@ -220,4 +259,75 @@ describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
     expect(statuses[0]).toBe(401);
     expect(statuses).toContain(429);
   });
+
+  it("resumes a session stream from Last-Event-ID after more than its 512 buffered events, each missed update once and in order", async () => {
+    e2e.mock.setScript("http-gap", [{ tokens: 1000 }]);
+    const { sessionId, sse, prompt } = await rawSession();
+    const firstStream = await sse();
+    expect((await prompt(3, "long [[mock:http-gap]]")).status).toBe(202);
+    const early = await readEvents(firstStream, (ev) => ev.some(isChunk));
+    const lastId = early.at(-1)!.id;
+    const lastSeq = early.at(-1)!.data.params._meta.hermes.seq as number;
+    expect(lastId).toBe(String(lastSeq));
+    // The stream is gone while the rest of the turn runs: far more than the buffer holds.
+    await turnsDone(sessionId, 1);
+    const resumed = await sse(lastId);
+    expect(resumed.status).toBe(200);
+    const rest = await readEvents(resumed, (ev) => ev.some((e) => e.data.id === 3), 120_000);
+    expect(rest.find((e) => e.data.id === 3)?.data.result.stopReason).toBe("end_turn");
+    const seqs = seqsOf(rest);
+    expect(seqs.length).toBeGreaterThan(512);
+    expect(seqs[0]).toBe(lastSeq + 1);
+    // Every logged frame after the id, exactly once and in order, with ids that are its seq.
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => lastSeq + 1 + i));
+    expect(rest.filter((e) => e.data.params?._meta?.hermes?.seq !== undefined).every((e) => e.id === String(e.data.params._meta.hermes.seq))).toBe(true);
+    expect(tokenNumbers([...early, ...rest])).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  }, 240_000);
+
+  it("refuses a Last-Event-ID it never sent (400), and one for a session the connection has not attached (409)", async () => {
+    const { connectionId, sessionId, sse } = await rawSession();
+    const bogus = await sse("bogus");
+    expect(bogus.status).toBe(400);
+    expect(((await bogus.json()) as any).error.message).toContain("Last-Event-ID is not an event id of this service");
+    const onConnection = await fetch(`${e2e.server.url}/acp`, {
+      headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId, "Last-Event-ID": "1e3" },
+    });
+    expect(onConnection.status).toBe(400);
+    await onConnection.body?.cancel();
+    const other = await fetch(`${e2e.server.url}/acp`, {
+      headers: { Authorization: `Bearer ${TOKEN}`, Accept: "text/event-stream", "Acp-Connection-Id": connectionId, "Acp-Session-Id": "sess-not-attached", "Last-Event-ID": "4" },
+    });
+    expect(other.status).toBe(409);
+    await other.body?.cancel();
+    // A good id on the session's own stream still opens it.
+    const fine = await sse("1");
+    expect(fine.status).toBe(200);
+    await fine.body?.cancel();
+    expect(sessionId).toBeTruthy();
+  });
+
+  // Last in the file: it restarts wrangler dev (the same persist dir; state is kept, memory is not).
+  it("resumes a session stream from Last-Event-ID after wrangler dev restarted, from the update log, and the stream goes on", async () => {
+    e2e.mock.setScript("http-restart", [{ tokens: 60 }, { chunks: ["after ", "the ", "restart"] }]);
+    const { sessionId, sse, prompt } = await rawSession();
+    const firstStream = await sse();
+    expect((await prompt(3, "before [[mock:http-restart]]")).status).toBe(202);
+    const early = await readEvents(firstStream, (ev) => ev.some(isChunk));
+    const lastSeq = early.at(-1)!.data.params._meta.hermes.seq as number;
+    await turnsDone(sessionId, 1);
+    await e2e.server.restart();
+    const resumed = await sse(early.at(-1)!.id);
+    expect(resumed.status).toBe(200);
+    // A new prompt while the stream catches up: its frames follow the replay, none twice.
+    expect((await prompt(4, "again [[mock:http-restart]]")).status).toBe(202);
+    const rest = await readEvents(resumed, (ev) => ev.some((e) => e.data.id === 4), 120_000);
+    expect(rest.find((e) => e.data.id === 4)?.data.result.stopReason).toBe("end_turn");
+    const seqs = seqsOf(rest);
+    expect(seqs[0]).toBe(lastSeq + 1);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(tokenNumbers([...early, ...rest])).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    const after = rest.filter(isChunk).map((e) => e.data.params.update.content.text).join("");
+    expect(after.endsWith("after the restart")).toBe(true);
+  }, 240_000);
 });

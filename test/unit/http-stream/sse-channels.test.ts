@@ -1,18 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { frameRoute } from "../../../src/http-stream/frame-route.js";
-import { missedAfter, SSE_IDLE_MS, SseChannels, sseEvent } from "../../../src/http-stream/sse-channels.js";
+import { eventId, isBefore, parseLastEventId } from "../../../src/http-stream/event-id.js";
+import { SSE_IDLE_MS, SseChannels, sseEvent } from "../../../src/http-stream/sse-channels.js";
 
-const sent = (ids: string[]) => ids.map((id) => ({ id, seq: Number.isInteger(Number(id)) ? Number(id) : undefined, data: id, written: true }));
-
-describe("missedAfter", () => {
-  it("replays what follows a buffered id, by position", () => {
-    expect(missedAfter(sent(["3", "3.1", "4", "5"]), "3.1").map((e) => e.id)).toEqual(["4", "5"]);
+describe("parseLastEventId", () => {
+  it("reads a seq and a seq with the frames after it", () => {
+    expect(parseLastEventId("42")).toEqual({ ok: true, position: { seq: 42, after: 0 } });
+    expect(parseLastEventId("42.3")).toEqual({ ok: true, position: { seq: 42, after: 3 } });
+    expect(parseLastEventId(null)).toEqual({ ok: true, position: null });
   });
-  it("falls back to seq order for an id no longer buffered", () => {
-    expect(missedAfter(sent(["7", "8", "8.1", "9"]), "7.5").map((e) => e.id)).toEqual(["8", "8.1", "9"]);
+  it("refuses what this service never sends", () => {
+    for (const bad of ["bogus", "", "-1", "1e3", "4.0", " 4", "01", "1.2.3", "9".repeat(40)]) expect(parseLastEventId(bad).ok, bad).toBe(false);
   });
-  it("replays everything for an id that is not a seq", () => {
-    expect(missedAfter(sent(["1", "2"]), "bogus")).toHaveLength(2);
+  it("orders positions along a stream", () => {
+    expect(isBefore({ seq: 3, after: 1 }, { seq: 4, after: 0 })).toBe(true);
+    expect(isBefore({ seq: 4, after: 0 }, { seq: 4, after: 1 })).toBe(true);
+    expect(isBefore({ seq: 4, after: 1 }, { seq: 4, after: 1 })).toBe(false);
+    expect(eventId({ seq: 4, after: 0 })).toBe("4");
+    expect(eventId({ seq: 4, after: 2 })).toBe("4.2");
   });
 });
 
@@ -27,6 +32,10 @@ describe("frameRoute", () => {
   it("reads a session update's session and seq", () => {
     const frame = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: {}, _meta: { hermes: { seq: 12 } } } });
     expect(frameRoute(frame)).toEqual({ sessionId: "s1", responseTo: undefined, seq: 12 });
+  });
+  it("reads a logged turn_ended's seq from its params", () => {
+    const frame = JSON.stringify({ jsonrpc: "2.0", method: "_hermes/turn_ended", params: { sessionId: "s1", seq: 9, stopReason: "end_turn" } });
+    expect(frameRoute(frame).seq).toBe(9);
   });
   it("reads the id a response answers", () => {
     expect(frameRoute(JSON.stringify({ jsonrpc: "2.0", id: 7, result: {} }))).toEqual({ sessionId: undefined, responseTo: "7", seq: undefined });
@@ -63,8 +72,8 @@ describe("SseChannels idle close", () => {
 
   it("closes a session's stream SSE_IDLE_MS after its last event, and never the connection's", async () => {
     const channels = new SseChannels(SSE_IDLE_MS);
-    const connection = watch(channels.open("", null));
-    const session = watch(channels.open("s1", null));
+    const connection = watch((await channels.open("", null)) as Response);
+    const session = watch((await channels.open("s1", null)) as Response);
     expect(channels.streaming()).toBe(true);
 
     await vi.advanceTimersByTimeAsync(SSE_IDLE_MS - 1_000);
