@@ -18,7 +18,8 @@ import type { ConnectionRef } from "./connection-ref.js";
 import type { TurnBoundary } from "./fork.js";
 import type { SessionSlots } from "../tenant/session-slots.js";
 import type { IndexWriter } from "./index-writer.js";
-import { runModelTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
+import { runModelTurn, type TurnPorts, type TurnResult } from "./model-turn.js";
+import { TurnContext, type TurnOverrides } from "./turn-context.js";
 import { runPromptCommand } from "./prompt-command.js";
 import type { PromptRow, RequestId } from "./session-store.js";
 import type { SettingsController } from "./session-settings.js";
@@ -332,19 +333,9 @@ export class PromptRunner {
     const userMessageId = turn.newId();
     const author = this.#log.userOf(row.connectionId);
     if (!resume) for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId, author), { promptedThrough: row.connectionId });
-    let prompt = row.prompt;
-    // A task's goal is never a slash command, whatever it starts with; a resumed turn continues from its history.
-    const command = task || resume ? null : parseSlashCommand(prompt);
-    if (command) {
-      // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
-      await turn.mcp?.ready();
-      const result = await runPromptCommand(command, turn, this.parts.settings, row.connectionId, signal);
-      if (!("prompt" in result)) return result;
-      prompt = result.prompt;
-    }
     let released = false;
     const observe = task?.overrides.observe;
-    const overrides: TurnOverrides = {
+    const ctx = new TurnContext(turn, row.connectionId, signal, {
       ...task?.overrides,
       observe: (update) => {
         if (!released) {
@@ -353,18 +344,29 @@ export class PromptRunner {
         }
         observe?.(update);
       },
-    };
+    });
+    let prompt = row.prompt;
+    // A task's goal is never a slash command, whatever it starts with; a resumed turn continues from its history.
+    const command = task || resume ? null : parseSlashCommand(prompt);
+    if (command) {
+      // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
+      await turn.mcp?.ready();
+      const result = await runPromptCommand(command, ctx, this.parts.settings);
+      if (!("prompt" in result)) return result;
+      prompt = result.prompt;
+    }
     // The index waits until the model has answered: its writes share this thread with the model request.
     this.parts.index.hold();
     try {
-      if (!store.record()!.title && !store.record()!.titleLocked) {
+      const record = ctx.record();
+      if (!record.title && !record.titleLocked) {
         const title = titleFromPrompt(promptText(prompt));
         store.updateRecord({ title });
         this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
         this.parts.index.update({ title });
       }
-      if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides, resume });
+      if (ctx.record().interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
+      return await runModelTurn(ctx, { prompt, takeInjected: () => this.#takeInjected(), resume });
     } finally {
       if (!released) void this.parts.index.release();
     }
