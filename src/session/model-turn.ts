@@ -8,55 +8,13 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { shouldCompact } from "../agent/compaction.js";
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelUsage } from "../agent/model-provider.js";
-import type { RetryPolicy } from "../agent/retry.js";
 import { systemPrompt } from "../agent/system-prompt.js";
 import { runTurn, type TurnOutcome } from "../agent/turn-loop.js";
-import type { ModelSettings } from "../config.js";
-import type { PermissionRuleStore } from "../db/permission-rules.js";
-import type { SegmentIndex } from "../db/segment-index.js";
-import type { SubagentSpawner } from "../delegate/subagent-spec.js";
-import type { McpServers } from "../mcp/mcp-servers.js";
-import type { AnyTool, ClientPort } from "../tools/tool.js";
-import type { MemoryStore } from "../db/memory-store.js";
+import type { AnyTool } from "../tools/tool.js";
 import { compactHistory, type CompactionResult } from "./compactor.js";
 import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
 import type { TurnContext } from "./turn-context.js";
-import type { UpstreamPorts } from "./turn-provider.js";
-import type { UpdateLog } from "./update-log.js";
 import { decideCall, unansweredCalls } from "./resume-decision.js";
-import type { TurnSteps } from "./turn-steps.js";
-
-/** What every turn of a session uses; built once per session object. */
-export interface TurnPorts {
-  log: UpdateLog;
-  settings: ModelSettings;
-  /** Null when no API key is configured. */
-  provider: ModelProvider | null;
-  /** The tools the client's capabilities (and the session's right to delegate) allow, before the mode's filter. */
-  tools(client: ClientPort): AnyTool[];
-  permissionRules: PermissionRuleStore;
-  segments: SegmentIndex;
-  /** D1 for tools (project memory, session search). */
-  db: D1Database;
-  /** The project memory the system prompt's snapshot is read from (one per session object). */
-  memory: MemoryStore;
-  permissionTimeoutMs: number;
-  coalesceMs: number;
-  newId(): string;
-  /** Counts a model call and its tokens towards the tenant's usage as soon as it ends, so a turn cut short still counts it. */
-  countModelCall(usage: ModelUsage | undefined): void;
-  /** Counts a tool call towards the tenant's usage as it starts, for the same reason. */
-  countToolCall(): void;
-  retry?: RetryPolicy;
-  /** Spawns sub-agents; undefined when this session may not delegate. */
-  subagents(): SubagentSpawner | undefined;
-  /** Upstream ACP agents, the `acp:<id>` models (`turn-provider.ts`). */
-  upstreams?: UpstreamPorts;
-  /** The attached editors' MCP servers; a turn waits for those still connecting. */
-  mcp?: McpServers;
-  /** The running turn's step record (what a restarted object resumes from). */
-  steps: TurnSteps;
-}
 
 export type TurnResult = Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>;
 

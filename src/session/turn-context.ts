@@ -13,12 +13,12 @@ import { contextWindowFor } from "../config.js";
 import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 import type { AnyTool, ClientPort, ToolContext } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
-import type { TurnPorts } from "./model-turn.js";
 import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
 import type { SessionRecord } from "./session-record.js";
 import type { SessionStore } from "./session-store.js";
 import { providerForTurn } from "./turn-provider.js";
+import type { TurnSetup } from "./turn-setup.js";
 
 /** How a sub-agent's task differs from an editor's prompt; each part defaults to the prompt's. */
 export interface TurnOverrides {
@@ -60,8 +60,8 @@ export class TurnContext {
   #equipped: Equipment | null = null;
 
   constructor(
-    /** What every turn of the session uses. */
-    readonly session: TurnPorts,
+    /** What the session sets every turn up with. */
+    readonly session: TurnSetup,
     readonly connectionId: string | null,
     readonly signal: AbortSignal,
     readonly overrides: TurnOverrides = {},
