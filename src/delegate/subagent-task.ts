@@ -33,7 +33,7 @@ import { boundSummary, resultWithoutRun, shortLine, statusOf, type SubagentResul
 import type { SubagentSpec, SubagentStopCause } from "./subagent-spec.js";
 import { taskRunAction, type TaskRecord } from "./task-record.js";
 import { MAX_RESUMES, RESUME_WINDOW_MS, type TurnResumeDecision } from "../session/resume-decision.js";
-import type { TurnOverrides } from "../session/model-turn.js";
+import type { TurnOverrides } from "../session/turn-context.js";
 
 export const AUTO_DENY_REASON = "sub-agents may not ask for permission on this service (HERMES_SUBAGENT_APPROVAL=deny)";
 

@@ -3,47 +3,34 @@
  * starts with that summary and the latest turn, D1 records the rotation, and
  * the editor hears about it. Any failure leaves the history as it was.
  */
-import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { agentMessageChunk } from "../acp/updates.js";
 import { splitForCompaction, summaryMessage, summaryRequest } from "../agent/compaction.js";
 import type { ModelProvider, ModelUsage } from "../agent/model-provider.js";
-import type { SegmentIndex } from "../db/segment-index.js";
 import { continuationOf, provenance } from "./provenance.js";
-import type { UpdateLog } from "./update-log.js";
-
-export interface CompactionPorts {
-  log: UpdateLog;
-  provider: ModelProvider;
-  segments: SegmentIndex;
-  /** Capabilities of the client that will see the compaction. */
-  client: ClientCapabilities;
-  newId(): string;
-  /** Counts the summary's model call towards the tenant's usage. */
-  countModelCall(usage: ModelUsage | undefined): void;
-}
+import type { TurnContext } from "./turn-context.js";
 
 export type CompactionResult = { status: "completed"; summary: string } | { status: "failed"; error: string } | { status: "skipped" };
 
 /** @param beforeTurn true when the turn's prompt is already in history and must be kept verbatim. */
-export async function compactHistory(ports: CompactionPorts, signal: AbortSignal, beforeTurn: boolean): Promise<CompactionResult> {
-  const { log } = ports;
-  const { store } = log;
+export async function compactHistory(ctx: TurnContext, provider: ModelProvider, beforeTurn: boolean): Promise<CompactionResult> {
+  const { store, signal } = ctx;
   const { older, kept } = splitForCompaction(store.history(), beforeTurn);
   if (older.length === 0) return { status: "skipped" };
-  const record = store.record()!;
-  const compactionId = ports.newId();
-  const native = ports.client.session?.compaction != null;
-  const emit = (update: SessionUpdate) => log.emit(update);
+  const record = ctx.record();
+  const compactionId = ctx.newId();
+  const native = ctx.client.capabilities.session?.compaction != null;
+  const emit = (update: SessionUpdate) => ctx.announce(update);
   if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: "in_progress" });
 
   let summary = "";
   let counted = false;
   const count = (usage: ModelUsage | undefined) => {
-    if (!counted) ports.countModelCall(usage);
+    if (!counted) ctx.countModelCall(usage);
     counted = true;
   };
   try {
-    const stream = ports.provider.stream({ model: record.model, messages: summaryRequest(older), tools: [], signal });
+    const stream = provider.stream({ model: record.model, messages: summaryRequest(older), tools: [], signal });
     let next = await stream.next();
     for (; !next.done; next = await stream.next()) {
       if (next.value.type !== "text") continue;
@@ -52,9 +39,9 @@ export async function compactHistory(ports: CompactionPorts, signal: AbortSignal
     }
     count(next.value.usage);
     if (!summary.trim()) throw new Error("the model returned an empty summary");
-    const lineage = continuationOf(record.lineage, ports.newId());
+    const lineage = continuationOf(record.lineage, ctx.newId());
     // D1 first: if the index cannot record the rotation, nothing changes locally either.
-    await ports.segments.rotate(record.sessionId, record.tenant, record.lineage.currentId, lineage, Date.now());
+    await ctx.session.segments.rotate(record.sessionId, record.tenant, record.lineage.currentId, lineage, Date.now());
     const segment = record.segment + 1;
     store.appendHistory(summaryMessage(summary), segment);
     for (const message of kept) store.appendHistory(message, segment);
@@ -63,10 +50,10 @@ export async function compactHistory(ports: CompactionPorts, signal: AbortSignal
     count(undefined); // a call that failed counts, as in a turn, without tokens
     const error = signal.aborted ? "cancelled" : err instanceof Error ? err.message : String(err);
     if (native) emit({ sessionUpdate: "compaction_update", compactionId, status: signal.aborted ? "cancelled" : "failed", error });
-    else emit(agentMessageChunk(`⚠️ Compacting the conversation failed (${error}); the full history is kept.`, ports.newId()));
+    else emit(agentMessageChunk(`⚠️ Compacting the conversation failed (${error}); the full history is kept.`, ctx.newId()));
     return { status: "failed", error };
   }
-  const sessionProvenance = provenance(record.sessionId, store.record()!.lineage, true);
+  const sessionProvenance = provenance(record.sessionId, ctx.record().lineage, true);
   if (native) {
     emit({ sessionUpdate: "compaction_update", compactionId, status: "completed", summary: [{ type: "text", text: summary }], _meta: { hermes: { sessionProvenance } } });
   }

@@ -16,12 +16,11 @@ import { titleFromPrompt } from "../agent/session-title.js";
 import { contextWindowFor } from "../config.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import type { TurnBoundary } from "./fork.js";
-import type { SessionSlots } from "../tenant/session-slots.js";
-import type { IndexWriter } from "./index-writer.js";
-import { runModelTurn, type TurnOverrides, type TurnPorts, type TurnResult } from "./model-turn.js";
+import { runModelTurn, type TurnResult } from "./model-turn.js";
+import { TurnContext, type TurnOverrides } from "./turn-context.js";
+import type { TurnSetup } from "./turn-setup.js";
 import { runPromptCommand } from "./prompt-command.js";
 import type { PromptRow, RequestId } from "./session-store.js";
-import type { SettingsController } from "./session-settings.js";
 import { parseSlashCommand } from "./slash-commands.js";
 import { SlotArrivals } from "./slot-arrivals.js";
 import { turnRecord } from "./turn-record.js";
@@ -34,20 +33,6 @@ export type RunOutcome = TurnResult & { error?: ErrorResponse | undefined };
 interface Task {
   overrides: TurnOverrides;
   settle(outcome: RunOutcome): void;
-}
-
-export interface RunnerParts {
-  turn: TurnPorts;
-  settings: SettingsController;
-  index: IndexWriter;
-  /** The tenant's limits and usage. */
-  slots: SessionSlots;
-  /** Keeps the object awake while a turn runs (an alarm heartbeat). */
-  keepAlive(running: boolean): void;
-  /** After every turn's bookkeeping, off its path (the search index is fed here). */
-  turnEnded(): void;
-  /** A new turn (not a resumed one) begins. */
-  turnBegan?(): void;
 }
 
 /** What a restarted runner found: the decision for the turn it found running, and a task's outcome to come. */
@@ -71,16 +56,16 @@ export class PromptRunner {
   /** A turn a restart cut off, to continue before the queue (see `resumeInterrupted`). */
   #resume: { row: PromptRow; released: Promise<void>; cancelled: boolean } | null = null;
 
-  constructor(private readonly parts: RunnerParts) {
-    this.#arrivals = new SlotArrivals(parts.slots);
+  constructor(private readonly setup: TurnSetup) {
+    this.#arrivals = new SlotArrivals(setup.slots);
   }
 
   get #log() {
-    return this.parts.turn.log;
+    return this.setup.log;
   }
 
   get #store() {
-    return this.parts.turn.log.store;
+    return this.setup.log.store;
   }
 
   turnState(): TurnState {
@@ -98,7 +83,7 @@ export class PromptRunner {
   }
 
   get #steps() {
-    return this.parts.turn.steps;
+    return this.setup.steps;
   }
 
   /**
@@ -200,7 +185,7 @@ export class PromptRunner {
       if (decision.action === "resume") {
         this.#steps.resumed(decision.resumes);
         this.#resume = { row, released, cancelled: false };
-        this.#log.emit(agentMessageChunk(resumeLine(decision.resumes), this.parts.turn.newId()));
+        this.#log.emit(agentMessageChunk(resumeLine(decision.resumes), this.setup.newId()));
         this.#drain();
       } else this.#recordInterrupted();
       return { decision, outcome };
@@ -220,7 +205,7 @@ export class PromptRunner {
     this.#log.emit(
       agentMessageChunk(
         `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,
-        this.parts.turn.newId(),
+        this.setup.newId(),
       ),
     );
     for (const row of cut) void this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
@@ -229,10 +214,10 @@ export class PromptRunner {
   #actNow(conn: ConnectionRef, requestId: RequestId, name: "steer" | "queue", text: string): void {
     if (name === "steer") {
       this.#injected.push({ role: "user", content: `Guidance from the user while you work: ${text}` });
-      this.#log.emit(agentMessageChunk(`↪ Guidance noted; the running turn will follow it from its next step.`, this.parts.turn.newId()));
+      this.#log.emit(agentMessageChunk(`↪ Guidance noted; the running turn will follow it from its next step.`, this.setup.newId()));
     } else {
       this.#store.enqueuePrompt(null, null, [{ type: "text", text }], Date.now());
-      this.#log.emit(agentMessageChunk(`Queued: ${text.slice(0, 200)}`, this.parts.turn.newId()));
+      this.#log.emit(agentMessageChunk(`Queued: ${text.slice(0, 200)}`, this.setup.newId()));
     }
     this.#log.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
   }
@@ -246,7 +231,7 @@ export class PromptRunner {
   }
 
   async #work(): Promise<void> {
-    this.parts.keepAlive(true);
+    this.setup.keepAlive(true);
     try {
       if (this.#resume) await this.#resumeTurn(this.#resume);
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
@@ -257,9 +242,9 @@ export class PromptRunner {
         if (this.#store.promptState(row.id) === "queued") await this.#run(row);
       }
     } finally {
-      this.parts.keepAlive(false);
+      this.setup.keepAlive(false);
       this.#arrivals.released();
-      await this.parts.slots.releaseTurn();
+      await this.setup.slots.releaseTurn();
     }
   }
 
@@ -270,7 +255,7 @@ export class PromptRunner {
    */
   async #holdTurnSlot(row: PromptRow): Promise<boolean> {
     try {
-      await this.parts.slots.holdTurn();
+      await this.setup.slots.holdTurn();
       return true;
     } catch (err) {
       if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
@@ -283,7 +268,7 @@ export class PromptRunner {
     await released;
     try {
       // A sub-agent's task runs in its parent's sub-agent slot, as before the restart.
-      if (!this.#tasks.has(row.id) && !resume.cancelled) await this.parts.slots.holdTurn();
+      if (!this.#tasks.has(row.id) && !resume.cancelled) await this.setup.slots.holdTurn();
     } catch (err) {
       this.#resume = null;
       return this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
@@ -295,7 +280,7 @@ export class PromptRunner {
 
   /** From the session's heartbeat while a turn runs. */
   renewTurnSlot(): void {
-    if (this.#draining) void this.parts.slots.renew();
+    if (this.#draining) void this.setup.slots.renew();
   }
 
   async #run(row: PromptRow, resume = false): Promise<void> {
@@ -303,21 +288,21 @@ export class PromptRunner {
     if (!resume) {
       store.setPromptState(row.id, "running");
       this.#steps.begin(row.id, Date.now());
-      this.parts.turnBegan?.();
+      this.setup.turnBegan?.();
     }
     const controller = new AbortController();
     const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
     // Usage is counted as it is spent (the turn now, each model call as it ends and each tool call as it starts:
     // `countModelCall`, `countToolCall`), so a turn a restart cuts off still counts.
-    if (!resume) this.parts.slots.record(task ? { subagents: 1 } : { turns: 1 });
+    if (!resume) this.setup.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
       outcome = await this.#turn(row, task, controller.signal, resume);
     } catch (err) {
       console.error("turn crashed", { sessionId: store.record()?.sessionId }, err);
       // The cause stays in the log: its message may carry internals (a query's SQL and parameters).
-      this.#log.emit(agentMessageChunk("\n\n⚠️ The turn failed inside the service; the operator's log has the cause. Your prompt was kept: /retry runs it again.", this.parts.turn.newId()));
+      this.#log.emit(agentMessageChunk("\n\n⚠️ The turn failed inside the service; the operator's log has the cause. Your prompt was kept: /retry runs it again.", this.setup.newId()));
       outcome = { stopReason: null, error: toErrorResponse(internalError("the turn failed inside the service")) };
     } finally {
       this.#current = null;
@@ -328,50 +313,51 @@ export class PromptRunner {
 
   async #turn(row: PromptRow, task: Task | undefined, signal: AbortSignal, resume: boolean): Promise<RunOutcome> {
     const store = this.#store;
-    const { turn } = this.parts;
-    const userMessageId = turn.newId();
+    const { setup } = this;
+    const userMessageId = setup.newId();
     const author = this.#log.userOf(row.connectionId);
     if (!resume) for (const block of row.prompt) this.#log.emit(userMessageChunk(block, userMessageId, author), { promptedThrough: row.connectionId });
+    let released = false;
+    const observe = task?.overrides.observe;
+    const ctx = new TurnContext(setup, row.connectionId, signal, {
+      ...task?.overrides,
+      observe: (update) => {
+        if (!released) {
+          released = true;
+          void this.setup.index.release();
+        }
+        observe?.(update);
+      },
+    });
     let prompt = row.prompt;
     // A task's goal is never a slash command, whatever it starts with; a resumed turn continues from its history.
     const command = task || resume ? null : parseSlashCommand(prompt);
     if (command) {
       // `/tools` and `/mcp` describe servers that have settled (at most their 10 s connect timeout).
-      await turn.mcp?.ready();
-      const result = await runPromptCommand(command, turn, this.parts.settings, row.connectionId, signal);
+      await setup.mcp?.ready();
+      const result = await runPromptCommand(command, ctx, this.setup.config);
       if (!("prompt" in result)) return result;
       prompt = result.prompt;
     }
-    let released = false;
-    const observe = task?.overrides.observe;
-    const overrides: TurnOverrides = {
-      ...task?.overrides,
-      observe: (update) => {
-        if (!released) {
-          released = true;
-          void this.parts.index.release();
-        }
-        observe?.(update);
-      },
-    };
     // The index waits until the model has answered: its writes share this thread with the model request.
-    this.parts.index.hold();
+    this.setup.index.hold();
     try {
-      if (!store.record()!.title && !store.record()!.titleLocked) {
+      const record = ctx.record();
+      if (!record.title && !record.titleLocked) {
         const title = titleFromPrompt(promptText(prompt));
         store.updateRecord({ title });
         this.#log.emit(sessionInfoUpdate(title, new Date().toISOString()));
-        this.parts.index.update({ title });
+        this.setup.index.update({ title });
       }
-      if (store.record()!.interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
-      return await runModelTurn(turn, { prompt, connectionId: row.connectionId, signal, takeInjected: () => this.#takeInjected(), overrides, resume });
+      if (ctx.record().interruptedPrompt !== null) store.updateRecord({ interruptedPrompt: null });
+      return await runModelTurn(ctx, { prompt, takeInjected: () => this.#takeInjected(), resume });
     } finally {
-      if (!released) void this.parts.index.release();
+      if (!released) void this.setup.index.release();
     }
   }
 
   #contextWindow(): number {
-    return contextWindowFor(this.#store.record()!.model, this.parts.turn.settings);
+    return contextWindowFor(this.#store.record()!.model, this.setup.settings);
   }
 
   #takeInjected(): ChatMessage[] {
@@ -402,13 +388,13 @@ export class PromptRunner {
     // The index has the turn before its prompt is answered, so a list right after agrees
     // (only the time of the last use may lag, by at most `TOUCH_EVERY_MS`). With nothing to
     // wait for, the answer is queued right behind `_hermes/turn_ended` and shares its delivery.
-    const indexed = this.parts.index.touch();
+    const indexed = this.setup.index.touch();
     if (indexed) await indexed;
     const task = this.#tasks.get(row.id);
     this.#tasks.delete(row.id);
     task?.settle(outcome);
     this.#log.respond(row.connectionId, row.requestId, outcome.error ? { error: outcome.error } : { result: { stopReason: outcome.stopReason ?? "end_turn" } });
-    this.parts.turnEnded();
+    this.setup.turnEnded();
   }
 }
 

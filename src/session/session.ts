@@ -33,7 +33,6 @@ import type { ConnectionRef } from "./connection-ref.js";
 import { createSession, type CreateSessionInit } from "./create-session.js";
 import { completedBoundary, importSnapshot, takeSnapshot, type ForkSnapshot } from "./fork.js";
 import { IndexWriter } from "./index-writer.js";
-import type { TurnPorts } from "./model-turn.js";
 import type { Deliver } from "./update-log.js";
 import { PromptRunner } from "./prompt-runner.js";
 import { memoryForPrompt } from "./memory-snapshot.js";
@@ -44,6 +43,7 @@ import type { LogPage, OpenOptions, SessionHistory, SessionRpc } from "./session
 import { SettingsController } from "./session-settings.js";
 import { normalizeTitle, setClientTitle } from "./session-title.js";
 import { SessionStore } from "./session-store.js";
+import type { TurnSetup } from "./turn-setup.js";
 import { TurnSteps } from "./turn-steps.js";
 import { availableCommands } from "./slash-commands.js";
 import { UpdateLog } from "./update-log.js";
@@ -133,7 +133,7 @@ export class Session {
     // `delegate_task` is in the registry only while this session may delegate.
     const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;
-    const turn: TurnPorts = {
+    const turns: TurnSetup = {
       log: this.log,
       settings,
       // One client for the object's lifetime: building it per turn is measurable on the first-token path.
@@ -152,16 +152,14 @@ export class Session {
       upstreams: { settings: upstreamSettingsLogged(env), hosted: (id, preferred) => this.tunnels.endpoint(id, preferred) },
       mcp: this.mcp,
       steps: new TurnSteps(sql),
-    };
-    this.runner = new PromptRunner({
-      turn,
-      settings: this.config,
+      config: this.config,
       index: this.indexWriter,
       slots: this.slots,
       keepAlive: host.keepAlive,
       turnEnded: () => this.searchFeed.turnEnded(),
       turnBegan: () => this.subagents.turnBegan(),
-    });
+    };
+    this.runner = new PromptRunner(turns);
     this.task = new SubagentTask({
       log: this.log,
       runner: this.runner,

@@ -9,7 +9,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionIndex } from "../../src/db/session-index.js";
 import { IndexWriter } from "../../src/session/index-writer.js";
-import { PromptRunner, type RunnerParts } from "../../src/session/prompt-runner.js";
+import { PromptRunner } from "../../src/session/prompt-runner.js";
+import type { TurnSetup } from "../../src/session/turn-setup.js";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
 import { TurnSteps } from "../../src/session/turn-steps.js";
@@ -44,14 +45,16 @@ function setUp(store: SessionStore, sql: SqlStorage) {
     record: () => undefined,
     renew: async () => undefined,
   } as unknown as SessionSlots;
-  const parts = {
-    turn: { log, newId: () => crypto.randomUUID(), steps: new TurnSteps(sql) },
+  const setup = {
+    log,
+    newId: () => crypto.randomUUID(),
+    steps: new TurnSteps(sql),
     index: new IndexWriter(store, new NoIndex(env.DB)),
     slots,
     keepAlive: () => undefined,
     turnEnded: () => undefined,
-  } as unknown as RunnerParts;
-  return { runner: new PromptRunner(parts), frames, calls, grant: () => grant() };
+  } as unknown as TurnSetup;
+  return { runner: new PromptRunner(setup), frames, calls, grant: () => grant() };
 }
 
 const parsed = (frames: string[]) => frames.map((f) => JSON.parse(f) as { id?: unknown; result?: { stopReason?: string }; method?: string; params?: { stopReason?: string } });
