@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { acquireSubagent, type TenantEnv } from "../../../src/tenant/tenant-slots.js";
 
 /** A tenant object that always refuses with `refusal`, counting the asks. */
@@ -20,10 +20,10 @@ describe("acquireSubagent", () => {
     const tenant = refusingTenant({ limit: "maxConcurrentSubagents", used: 2, max: 2 });
     const controller = new AbortController();
     const waiting = acquireSubagent(tenant.env, "acme", "sub-1", { pollMs: 1, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 20));
+    // Waits for the asks rather than a fixed 20 ms: under load a 1 ms poll may not come round in time.
+    await vi.waitFor(() => expect(tenant.asked()).toBeGreaterThan(1), { timeout: 10_000 });
     controller.abort(new Error("stop"));
     await expect(waiting).rejects.toThrow("stop");
-    expect(tenant.asked()).toBeGreaterThan(1);
   });
 
   it("says once that the tenant's limit holds it, with the refusal, however long it waits", async () => {
@@ -32,10 +32,9 @@ describe("acquireSubagent", () => {
     const controller = new AbortController();
     const heard: unknown[] = [];
     const waiting = acquireSubagent(tenant.env, "acme", "sub-1", { pollMs: 1, signal: controller.signal, onWait: (r) => void heard.push(r) });
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(tenant.asked()).toBeGreaterThan(2), { timeout: 10_000 });
     controller.abort(new Error("stop"));
     await expect(waiting).rejects.toThrow("stop");
-    expect(tenant.asked()).toBeGreaterThan(2);
     expect(heard).toEqual([refusal]);
   });
 });
