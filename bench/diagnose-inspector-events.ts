@@ -110,7 +110,6 @@ async function measure(ctx: FigureContext): Promise<SummaryRow[]> {
   symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"));
   writeFileSync(join(dir, "worker.js"), WORKER);
   writeFileSync(join(dir, "wrangler.toml"), `name = "inspector-diag"\nmain = "worker.js"\ncompatibility_date = "2026-04-20"\n`);
-  process.env["VSCODE_INSPECTOR_OPTIONS"] = "{}"; // wrangler's relay stays away; this script is the only DevTools client
   const server = await startDevServer({ vars: {}, cwd: dir, migrate: false });
   ctx.defer(() => server.stop());
 

@@ -81,10 +81,8 @@ async function measure(ctx: FigureContext): Promise<SummaryRow[]> {
     rows.push(["Node 20 fetch (undici), plain reader", `${CHUNKS} chunks`, String(reads), fmt(ms), fmt((ms * 1000) / CHUNKS, 1)]);
   }
   for (const inspector of [false, true]) {
-    if (inspector) delete process.env["VSCODE_INSPECTOR_OPTIONS"];
-    else process.env["VSCODE_INSPECTOR_OPTIONS"] = "{}";
     const label = inspector ? "wrangler dev, inspector on" : "wrangler dev, inspector off";
-    const server = await startDevServer({ vars: {}, cwd: dir, migrate: false });
+    const server = await startDevServer({ vars: {}, cwd: dir, migrate: false, inspector });
     try {
       for (let round = 0; round < 2; round++) {
         ctx.checkTime(label);

@@ -57,8 +57,6 @@ export interface ServiceOptions {
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
   const mock = await startMockOpenAI();
-  if (inspectorOn()) delete process.env["VSCODE_INSPECTOR_OPTIONS"];
-  else process.env["VSCODE_INSPECTOR_OPTIONS"] ??= "{}"; // read by startDevServer, which passes process.env on to wrangler
   const started = performance.now();
   let server: DevServer;
   try {
@@ -74,6 +72,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
         ...opts.extraVars,
       },
       startTimeoutMs: 90_000,
+      inspector: inspectorOn(),
       ...(opts.persistDir ? { persistDir: opts.persistDir } : {}),
       // BENCH_SERVICE_DIR: benchmark another checkout (say, a snapshot while this tree is being edited).
       ...(process.env["BENCH_SERVICE_DIR"] ? { cwd: process.env["BENCH_SERVICE_DIR"] } : {}),

@@ -60,6 +60,8 @@ export interface DevServerOptions {
    * developer's files. Default false.
    */
   readDotEnv?: boolean;
+  /** Keep wrangler's DevTools inspector on (default off, as `npm start` and plain `wrangler dev` run; with readDotEnv, .env decides). */
+  inspector?: boolean;
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -89,9 +91,17 @@ export function freePort(): Promise<number> {
 }
 
 /** The environment wrangler runs with: no telemetry, no network, no stray secrets. */
-export function wranglerEnv(persistDir: string): NodeJS.ProcessEnv {
+/**
+ * wrangler's environment. Without `inspector`, wrangler's DevTools inspector is off, as `npm start` and
+ * plain `wrangler dev` run it (the committed `.env`, which the harness's own --env-file keeps wrangler from reading):
+ * wrangler skips the inspector when VSCODE_INSPECTOR_OPTIONS is set.
+ */
+export function wranglerEnv(persistDir: string, inspector = false): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (inspector) delete env["VSCODE_INSPECTOR_OPTIONS"];
+  else env["VSCODE_INSPECTOR_OPTIONS"] ??= "{}";
   return {
-    ...process.env,
+    ...env,
     WRANGLER_SEND_METRICS: "false",
     WRANGLER_SEND_ERROR_REPORTS: "false",
     WRANGLER_HIDE_BANNER: "true", // the banner is what triggers the npm update check
@@ -144,7 +154,7 @@ interface Running {
   output: () => string;
 }
 
-function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string | undefined): Running {
+function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string | undefined, inspector: boolean): Running {
   const varArgs = Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]);
   const args = [
     WRANGLER_BIN, "dev",
@@ -158,7 +168,7 @@ function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, p
   // detached: a new process group, so stop() reaches workerd too.
   const child = spawn(process.execPath, args, {
     cwd: opts.cwd,
-    env: wranglerEnv(persistDir),
+    env: wranglerEnv(persistDir, inspector),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -223,7 +233,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const removeOwnDir = () => ownsPersistDir && rmSync(persistDir, { recursive: true, force: true });
 
   const launch = async (): Promise<Running> => {
-    const running = spawnWrangler({ vars: opts.vars, cwd }, port, persistDir, opts.readDotEnv ? undefined : envFile);
+    // readDotEnv starts wrangler as plain `wrangler dev` does: the checkout's .env alone decides about the inspector.
+    const inspector = opts.inspector ?? opts.readDotEnv === true;
+    const running = spawnWrangler({ vars: opts.vars, cwd }, port, persistDir, opts.readDotEnv ? undefined : envFile, inspector);
     try {
       await waitForHealth(running, healthUrl, timeoutMs);
       return running;
