@@ -380,8 +380,8 @@ export class PromptRunner {
     store.updateRecord({ ...ended.record, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
     this.#log.emitTurnEnded({
       sessionId: store.record()!.sessionId,
-      // The notification's schema needs a stop reason; its `error`, when present, is the answer (see `readTurnEnded`).
-      stopReason: outcome.stopReason ?? "end_turn",
+      // As stored (`turnRecord`): a failed turn has no stop reason, only its error, which was the prompt's answer.
+      stopReason: ended.stopReason,
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       _meta: { hermes: { requestId: row.requestId, connectionId: row.connectionId, ...(extra.interrupted ? { interrupted: true } : {}) } },
     });

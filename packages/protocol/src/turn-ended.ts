@@ -15,7 +15,8 @@ export const TURN_ENDED = "_hermes/turn_ended";
 
 export const zTurnEndedParams = loose({
   sessionId: z.string(),
-  stopReason: z.string(),
+  /** How the turn stopped; null when it failed (`error` then says how, as the prompt's answer did). */
+  stopReason: z.string().nullable(),
   seq: z.number().int(),
   /** Present when the turn failed: the prompt's answer is then this error, not a stop reason. */
   error: loose({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).nullish(),
@@ -47,6 +48,8 @@ export function readTurnEnded(params: unknown): TurnEnded | undefined {
   const parsed = zTurnEndedParams.safeParse(params);
   if (!parsed.success) return undefined;
   const { sessionId, stopReason, seq, error, _meta } = parsed.data;
-  const outcome: PromptOutcome = error ? { error } : { result: { stopReason } };
+  // Neither a stop reason nor an error says nothing about how the prompt ended.
+  if (!error && stopReason === null) return undefined;
+  const outcome: PromptOutcome = error ? { error } : { result: { stopReason: stopReason! } };
   return { sessionId, seq, requestId: _meta.hermes.requestId, connectionId: _meta.hermes.connectionId ?? undefined, outcome };
 }

@@ -60,9 +60,15 @@ describe("_hermes/turn_ended", () => {
     expect(readTurnEnded(failed)?.outcome).toEqual({ error: { code: -32603, message: "model failed" } });
   });
 
+  it("reads a failed turn with no stop reason (as the service sends it) as the prompt's error", () => {
+    const failed = { ...params, stopReason: null, error: { code: -32603, message: "model failed" } };
+    expect(readTurnEnded(failed)?.outcome).toEqual({ error: { code: -32603, message: "model failed" } });
+  });
+
   it("refuses one without a seq or request id", () => {
     expect(readTurnEnded({ ...params, seq: undefined })).toBeUndefined();
     expect(readTurnEnded({ ...params, _meta: { hermes: {} } })).toBeUndefined();
+    expect(readTurnEnded({ ...params, stopReason: null })).toBeUndefined();
   });
 });
 
