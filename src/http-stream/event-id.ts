@@ -6,7 +6,7 @@
  * unlogged update). Ids only grow along a stream, so a `Last-Event-ID` says
  * exactly what a client has: every logged frame up to seq N, and k more.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export interface EventPosition {
   seq: number;
