@@ -21,7 +21,8 @@ export function clientPortFor(log: UpdateLog, preferred: string | null): ClientP
       if (!target) throw new ToolError(`No editor is connected to this session, so ${method} cannot run.`);
       // A request opened on an aborted signal is withdrawn at once: sending it then would reach the editor after its withdrawal.
       if (options.signal?.aborted) throw requestCancelled();
-      const { frame, answer } = log.requests.open(target[0], method, params, options);
+      const { id, frame, answer } = log.requests.open(target[0], method, params, options);
+      options.opened?.(id);
       log.send(target[0], frame);
       return answer;
     },

@@ -66,9 +66,10 @@ export class ClientRequests {
     connectionId: string,
     method: string,
     params: unknown,
-    options: { signal?: AbortSignal; timeoutMs?: number; bound?: boolean } = {},
-  ): { frame: string; answer: Promise<unknown> } {
-    const id = clientRequestId(this.sessionId(), this.#next++);
+    options: { signal?: AbortSignal; timeoutMs?: number; bound?: boolean; id?: string } = {},
+  ): { id: string; frame: string; answer: Promise<unknown> } {
+    // A given id is the same question asked again after a restart: the editor's answer to either counts once.
+    const id = options.id !== undefined && !this.#pending.has(options.id) ? options.id : clientRequestId(this.sessionId(), this.#next++);
     const frame = requestFrame(id, method, params);
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer =
@@ -92,7 +93,7 @@ export class ClientRequests {
       this.#pending.set(id, pending);
       if (options.signal?.aborted) onAbort(); // "abort" never fires again for a signal already aborted
     });
-    return { frame, answer };
+    return { id, frame, answer };
   }
 
   /**

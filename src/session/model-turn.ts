@@ -15,6 +15,7 @@ import { compactHistory, type CompactionResult } from "./compactor.js";
 import { memoryForPrompt, withProjectMemory } from "./memory-snapshot.js";
 import type { TurnContext } from "./turn-context.js";
 import { decideCall, unansweredCalls } from "./resume-decision.js";
+import { ORPHAN_GRACE_MS } from "./update-log.js";
 
 export type TurnResult = Pick<TurnOutcome, "stopReason"> & Partial<TurnOutcome>;
 
@@ -45,6 +46,8 @@ export async function runModelTurn(
   let history = store.history();
   // The restart came after the model's last answer was stored: the turn only has its ending left.
   if (turn.resume && endsWithAnswer(history)) return { stopReason: "end_turn" };
+  // A restart cut the editor's connection too: its tools, its MCP servers and the question a call waited on need it back.
+  if (turn.resume && !over.client) await session.log.editorReachable(ORPHAN_GRACE_MS);
   const record = ctx.record();
   await session.mcp?.ready();
   const tools = ctx.offeredTools();

@@ -47,6 +47,9 @@ export type CallDecision = { id: string; action: "rerun" } | { id: string; actio
 export const INTERRUPTED_RESULT =
   "Interrupted: the service restarted while this tool call ran, so it may or may not have completed. Check its effect before relying on it or running it again.";
 
+export const UNAVAILABLE_RESULT =
+  "Interrupted: the service restarted during this tool call and no editor has reattached since, so its tool is not available to run it again. It may or may not have completed.";
+
 /**
  * A call whose effect cannot be known is never run again silently: a command
  * (or an MCP call) that had started. One that was only waiting on the editor
@@ -57,6 +60,8 @@ export const INTERRUPTED_RESULT =
  * (each delivered once) instead of starting them again.
  */
 export function decideCall(call: PendingCall): CallDecision {
+  // It had started, and its tool is no longer offered (no editor came back to lend it): it cannot run again.
+  if (call.kind === undefined && call.phase !== null) return { id: call.id, action: "interrupted", result: UNAVAILABLE_RESULT };
   if (call.phase === null || call.phase === "asking" || call.resumable === true) return { id: call.id, action: "rerun" };
   // `execute`: a terminal command or a delegation; an unknown tool never ran (runToolCall answers it at once).
   const unknownEffect = call.external || call.kind === "execute";

@@ -13,6 +13,7 @@ import { contextWindowFor } from "../config.js";
 import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 import type { AnyTool, ClientPort, ToolContext } from "../tools/tool.js";
 import { clientPortFor } from "./client-port.js";
+import { stepClient } from "./step-client.js";
 import { toolAllowedInMode } from "./modes.js";
 import { PermissionGate } from "./permission-gate.js";
 import type { SessionRecord } from "./session-record.js";
@@ -58,6 +59,8 @@ export class TurnContext {
   readonly limits: TurnLimits;
   /** Set by `equip`, once the turn's tools are known. */
   #equipped: Equipment | null = null;
+  /** Each tool call's client, shared by its tool and its permission question (`stepClient` numbers their requests). */
+  readonly #callClients = new Map<string, ClientPort>();
 
   constructor(
     /** What the session sets every turn up with. */
@@ -146,7 +149,7 @@ export class TurnContext {
         const toolCallId = (params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId;
         if (toolCallId) session.steps.phase(toolCallId, "asking");
         try {
-          return await client.request("session/request_permission", params, options);
+          return await (toolCallId ? this.#callClient(toolCallId) : client).request("session/request_permission", params, options);
         } finally {
           if (toolCallId) session.steps.phase(toolCallId, "started");
         }
@@ -176,11 +179,17 @@ export class TurnContext {
       additionalDirectories: record.additionalDirectories,
       toolCallId,
       signal,
-      client: this.client,
+      client: this.#callClient(toolCallId),
       emit: (update) => this.emit(update),
       gate: (request) => gate.check(request, { toolCallId, signal }),
       ...(subagents ? { subagents } : {}),
     };
+  }
+
+  #callClient(toolCallId: string): ClientPort {
+    let client = this.#callClients.get(toolCallId);
+    if (!client) this.#callClients.set(toolCallId, (client = stepClient(this.client, this.session.steps, toolCallId)));
+    return client;
   }
 
   #armed(): Equipment {

@@ -52,6 +52,8 @@ export class UpdateLog {
   readonly requests: ClientRequests;
   /** What else lets go of a connection that went away (its MCP servers, upstream tunnels); set by the session. */
   onDetach: (connectionId: string) => void = () => undefined;
+  /** Waiting in `editorReachable` for an editor that may answer to attach. */
+  readonly #editorWaiters = new Set<() => void>();
 
   constructor(
     readonly store: SessionStore,
@@ -100,6 +102,29 @@ export class UpdateLog {
     this.store.attach(conn.connectionId, conn.clientCapabilities, this.now(), access);
     this.#attached.delete(conn.connectionId);
     this.#attached.set(conn.connectionId, attachment(conn.clientCapabilities, access));
+    if (answers(access.role ?? "admin")) for (const wake of [...this.#editorWaiters]) wake();
+  }
+
+  /**
+   * Resolves true once an editor that may answer is attached and its socket
+   * live, false after `timeoutMs` without one. After a full restart the
+   * attachments read from storage name connections whose sockets are gone:
+   * what is on its way to them settles first, and a delivery that finds no
+   * socket detaches them (an eviction leaves the sockets, and they stay).
+   */
+  async editorReachable(timeoutMs: number): Promise<boolean> {
+    await Promise.all([...this.#outboxes.values()].map((outbox) => outbox.drained()));
+    if (this.attached().length > 0) return true;
+    let wake!: () => void;
+    const attached = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    this.#editorWaiters.add(wake);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([attached, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+    } finally {
+      clearTimeout(timer);
+      this.#editorWaiters.delete(wake);
+    }
   }
 
   /**

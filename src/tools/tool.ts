@@ -16,7 +16,16 @@ import type { SubagentSpawner } from "../delegate/subagent-spec.js";
 /** Requests to the editor (fs, terminal, permission) through an attached connection. */
 export interface ClientPort {
   readonly capabilities: ClientCapabilities;
-  request(method: string, params: unknown, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  request(method: string, params: unknown, options?: ClientRequestOptions): Promise<unknown>;
+}
+
+export interface ClientRequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Ask under this id: the one sent before a restart for the same question (`step-client.ts`). */
+  id?: string;
+  /** The id the request goes out under, told before it is sent. */
+  opened?(id: string): void;
 }
 
 export interface ToolContext {

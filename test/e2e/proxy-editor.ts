@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
 import { AgentFrameValidator } from "../support/acp-schema.js";
+import { answerRequests, type EditorHandlers } from "./sdk-client.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const PROXY_DIR = join(REPO_ROOT, "proxy");
@@ -75,7 +76,7 @@ export function lineSplitter(onLine: (line: string) => void): (chunk: Uint8Array
 }
 
 /** Spawns the built proxy and connects the official SDK client to its stdio. */
-export function startEditor(args: string[], env: Record<string, string> = isolatedEnv()): Editor {
+export function startEditor(args: string[], env: Record<string, string> = isolatedEnv(), handlers: EditorHandlers = {}): Editor {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   const validator = new AgentFrameValidator();
   const frames: Frame[] = [];
@@ -127,6 +128,7 @@ export function startEditor(args: string[], env: Record<string, string> = isolat
   });
   // `_hermes/turn_ended` and any other extension notification: recorded in `frames`.
   app.onNotification("*", () => undefined);
+  answerRequests(app, handlers);
   const conn = app.connect(ndJsonStream(output, input));
 
   const editor: Editor = {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
 import { e2eVars } from "./e2e-service.js";
-import { ensureProxyBuilt, startEditor, type Editor } from "./proxy-editor.js";
+import { ensureProxyBuilt, isolatedEnv, startEditor, type Editor } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 
 const TOKEN = "tok-restart-e2e";
@@ -185,9 +185,7 @@ describe("a turn outlives a wrangler dev restart", () => {
     expect(editor.frames.filter((f) => f.id !== undefined && f.result?.stopReason)).toHaveLength(1);
   }, 240_000);
 
-  // Known gap: after a full restart the re-asked question goes to the cut connection's (restarted) object and
-  // waits there; the workers durability tests show the same re-ask working after an eviction.
-  it.skip("while a permission question is open: a direct client that reconnects is asked again, answers once and gets _hermes/turn_ended", async () => {
+  it("while a permission question is open: a direct client that reconnects is asked again under the same id, answers once and gets _hermes/turn_ended", async () => {
     mock.setScript("rs-perm", [
       { toolCalls: [{ id: "call_w", name: "write_file", arguments: { path: `${CWD}/notes.md`, content: "hello" } }] },
       { text: "written" },
@@ -199,6 +197,7 @@ describe("a turn outlives a wrangler dev restart", () => {
       return new Promise(() => undefined);
     } });
     direct.push(first);
+    const firstIds = permissionRequestIds(first);
     await first.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
     const { sessionId } = await first.agent.request("session/new", { cwd: CWD, mcpServers: [] });
     void first.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it [[mock:rs-perm]]" }] }).catch(() => undefined);
@@ -218,6 +217,7 @@ describe("a turn outlives a wrangler dev restart", () => {
       },
     });
     direct.push(second);
+    const secondIds = permissionRequestIds(second);
     await second.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
     const loaded = await second.agent.request("session/load", { sessionId, cwd: CWD, mcpServers: [] });
     expect((loaded._meta as any).hermes.turn).toMatchObject({ state: "running", resumes: 1 });
@@ -225,8 +225,63 @@ describe("a turn outlives a wrangler dev restart", () => {
     const ended = second.custom.filter((c) => c.method === "_hermes/turn_ended" && c.params.sessionId === sessionId);
     expect(ended.at(-1)!.params.stopReason).toBe("end_turn");
     expect(askedAgain).toBe(1);
+    // The question asked again is the same request: an answer to the old dialog would have settled it too.
+    expect(secondIds).toEqual(firstIds);
+    expect(firstIds).toHaveLength(1);
     expect(writes).toEqual(["hello"]);
     expect(mock.calls("rs-perm")).toHaveLength(2);
+    expect(agentText(second.updates, sessionId)).toContain("written");
     expect(second.validator.errors).toEqual([]);
   }, 180_000);
+
+  it("while a permission question is open, through the proxy: the editor's one dialog is answered once after the restart, the file is written once and the prompt ends end_turn", async () => {
+    mock.setScript("rs-perm-proxy", [
+      { toolCalls: [{ id: "call_wp", name: "write_file", arguments: { path: `${CWD}/proxy-notes.md`, content: "through the proxy" } }] },
+      { text: "written through the proxy" },
+    ]);
+    let asked = 0;
+    let restarted!: () => void;
+    const afterRestart = new Promise<void>((resolve) => (restarted = resolve));
+    const writes: string[] = [];
+    const editor = startEditor(["--url", server.wsUrl, "--token", TOKEN], isolatedEnv(), {
+      // The user answers the dialog the editor showed before the restart, once the service is back.
+      permission: async (params) => {
+        asked += 1;
+        await afterRestart;
+        return { outcome: { outcome: "selected", optionId: params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId } };
+      },
+      writeTextFile: (params) => {
+        writes.push(params.content);
+        return {};
+      },
+    });
+    editors.push(editor);
+    await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, ...TURN_ENDED_CAPS } });
+    const { sessionId } = await editor.agent.request("session/new", { cwd: CWD, mcpServers: [] });
+    const answer = editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it [[mock:rs-perm-proxy]]" }] });
+    await until(() => asked === 1);
+    await server.restart();
+    restarted();
+    expect((await answer).stopReason).toBe("end_turn");
+    expect(asked).toBe(1);
+    expect(editor.frames.filter((f) => f.method === "session/request_permission")).toHaveLength(1);
+    expect(writes).toEqual(["through the proxy"]);
+    expect(mock.calls("rs-perm-proxy")).toHaveLength(2);
+    const text = agentText(editor.updates, sessionId);
+    expect(text).toContain("written through the proxy");
+    expect(text.match(/restarted during this turn/g)).toHaveLength(1);
+    expect(text).not.toContain("/retry");
+    expect(editor.frames.filter((f) => f.id !== undefined && f.result?.stopReason)).toHaveLength(1);
+    expect(editor.validator.errors).toEqual([]);
+  }, 180_000);
 });
+
+/** The ids of the permission requests a client receives, in order. */
+function permissionRequestIds(client: SdkClient): (string | number)[] {
+  const ids: (string | number)[] = [];
+  client.socket().on("message", (data) => {
+    const frame = JSON.parse(String(data)) as { id?: string | number; method?: string };
+    if (frame.method === "session/request_permission" && frame.id !== undefined) ids.push(frame.id);
+  });
+  return ids;
+}

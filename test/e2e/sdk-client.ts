@@ -16,16 +16,23 @@ export interface SdkClient {
   close(): Promise<void>;
 }
 
-export async function connectSdk(
-  wsUrl: string,
-  token: string,
-  handlers: {
-    permission?: (params: any) => unknown;
-    elicitation?: (params: any, signal: AbortSignal) => unknown;
-    readTextFile?: (params: any) => unknown;
-    writeTextFile?: (params: any) => unknown;
-  } = {},
-): Promise<SdkClient> {
+/** How a test's editor answers the agent's requests; a request without a handler gets the SDK's method-not-found. */
+export interface EditorHandlers {
+  permission?: (params: any) => unknown;
+  elicitation?: (params: any, signal: AbortSignal) => unknown;
+  readTextFile?: (params: any) => unknown;
+  writeTextFile?: (params: any) => unknown;
+}
+
+export function answerRequests(app: ReturnType<typeof client>, handlers: EditorHandlers): void {
+  if (handlers.permission) app.onRequest("session/request_permission", (ctx) => handlers.permission!(ctx.params) as any);
+  // The signal aborts when the agent withdraws the request with `$/cancel_request`.
+  if (handlers.elicitation) app.onRequest("elicitation/create", (ctx) => handlers.elicitation!(ctx.params, ctx.signal) as any);
+  if (handlers.readTextFile) app.onRequest("fs/read_text_file", (ctx) => handlers.readTextFile!(ctx.params) as any);
+  if (handlers.writeTextFile) app.onRequest("fs/write_text_file", (ctx) => handlers.writeTextFile!(ctx.params) as any);
+}
+
+export async function connectSdk(wsUrl: string, token: string, handlers: EditorHandlers = {}): Promise<SdkClient> {
   const validator = new AgentFrameValidator();
   let socket: WebSocket | undefined;
   class TappedWebSocket extends WebSocket {
@@ -48,11 +55,7 @@ export async function connectSdk(
     .onNotification("*", (ctx: any) => {
       custom.push({ method: ctx.method, params: ctx.params });
     });
-  if (handlers.permission) app.onRequest("session/request_permission", (ctx) => handlers.permission!(ctx.params) as any);
-  // The signal aborts when the agent withdraws the request with `$/cancel_request`.
-  if (handlers.elicitation) app.onRequest("elicitation/create", (ctx) => handlers.elicitation!(ctx.params, ctx.signal) as any);
-  if (handlers.readTextFile) app.onRequest("fs/read_text_file", (ctx) => handlers.readTextFile!(ctx.params) as any);
-  if (handlers.writeTextFile) app.onRequest("fs/write_text_file", (ctx) => handlers.writeTextFile!(ctx.params) as any);
+  answerRequests(app, handlers);
   const stream = createWebSocketStream(wsUrl, {
     WebSocket: TappedWebSocket as unknown as WebSocketConstructor,
     headers: { Authorization: `Bearer ${token}` },

@@ -157,4 +157,58 @@ describe("the update log after a restart", () => {
       expect(after.attached().map(([id]) => id)).toEqual(["conn-new", "conn-mid", "conn-old"]);
     });
   });
+
+  it("waits for an editor to come back when the restored attachments' sockets are gone, and not for a viewer", async () => {
+    await inFreshObject(async (store) => {
+      store.migrate();
+      store.saveRecord({ sessionId: "s-return", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
+      new UpdateLog(store, () => async () => true).attach({ ...CONN, connectionId: "conn-cut" });
+      // After a full restart the connection object has no socket: its delivery says so.
+      const after = new UpdateLog(store, (connectionId) => async () => connectionId !== "conn-cut");
+      after.emit({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "↻ restarted" } });
+      let reached: boolean | undefined;
+      const waiting = after.editorReachable(60_000).then((r) => (reached = r));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(after.isAttached("conn-cut")).toBe(false);
+      after.attach({ ...CONN, connectionId: "conn-viewer", role: "viewer", user: "vic" });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(reached).toBeUndefined();
+      after.attach({ ...CONN, connectionId: "conn-back" });
+      await waiting;
+      expect(reached).toBe(true);
+    });
+  });
+
+  it("goes on at once when a restored attachment's socket is live (an eviction), and gives up after its bound when none comes", async () => {
+    await inFreshObject(async (store) => {
+      store.migrate();
+      store.saveRecord({ sessionId: "s-live", tenant: "alpha", interruptedPrompt: null } as SessionRecord);
+      new UpdateLog(store, () => async () => true).attach(CONN);
+      const evicted = new UpdateLog(store, () => async () => true);
+      evicted.emit({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "↻ restarted" } });
+      expect(await evicted.editorReachable(60_000)).toBe(true);
+      const restarted = new UpdateLog(store, () => async () => false);
+      restarted.emit({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "↻ restarted" } });
+      expect(await restarted.editorReachable(50)).toBe(false);
+    });
+  });
+});
+
+describe("a turn's steps", () => {
+  it("keep the ids of each tool call's editor requests across a restart, until the step is done", async () => {
+    await inFreshObject(async (_store, sql) => {
+      const before = new TurnSteps(sql);
+      before.begin(1, 1_000);
+      before.phase("call-1", "asking");
+      before.asked("call-1", "session/request_permission#0", "hermes:s:7001");
+      const after = new TurnSteps(sql); // a restarted object reads them back
+      expect(after.requestId("call-1", "session/request_permission#0")).toBe("hermes:s:7001");
+      expect(after.requestId("call-1", "fs/write_text_file#0")).toBeUndefined();
+      after.resumed(1);
+      expect(new TurnSteps(sql).requestId("call-1", "session/request_permission#0")).toBe("hermes:s:7001");
+      after.stepDone();
+      expect(new TurnSteps(sql).requestId("call-1", "session/request_permission#0")).toBeUndefined();
+      expect(new TurnSteps(sql).running()).toMatchObject({ promptId: 1, resumes: 1, phases: {} });
+    });
+  });
 });

@@ -148,7 +148,8 @@ describe("usage of a turn a restart cuts off", () => {
 
     // The restarted session object gives its slot back with the usage it had kept, and resumes the turn:
     // the read that was waiting on the editor is asked again, then the model is called once more.
-    const b = await TestClient.ready({ token: key }, { _meta: { hermes: { turnEnded: true } } });
+    const b = await TestClient.ready({ token: key }, { fs: { readTextFile: true }, _meta: { hermes: { turnEnded: true } } });
+    b.onRequest("fs/read_text_file", () => ({ content: "read after the restart" }));
     await b.call("session/load", { sessionId, cwd: CWD, mcpServers: [] });
     await b.turnEnded(sessionId, 0, 30_000);
     const usage = await todaysUsage(key, (t) => t.modelCalls === 2);

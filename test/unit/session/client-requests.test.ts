@@ -30,6 +30,20 @@ describe("ClientRequests", () => {
     expect(Number(idOf(fresh.frame).split(":").pop())).toBeLessThan(Number.MAX_SAFE_INTEGER);
   });
 
+  it("asks again under a predecessor's id when told to (the same question after a restart), so the old dialog's answer settles it", async () => {
+    const before = new ClientRequests(() => "s", undefined, () => 1_000);
+    const old = before.open("conn-a", "session/request_permission", {});
+    const after = new ClientRequests(() => "s", undefined, () => 2_000);
+    const again = after.open("conn-b", "session/request_permission", {}, { id: old.id });
+    expect(again.id).toBe(old.id);
+    expect(idOf(again.frame)).toBe(old.id);
+    expect(after.settle({ id: old.id, result: { outcome: { outcome: "selected", optionId: "allow_once" } } })).toBe(true);
+    await expect(again.answer).resolves.toMatchObject({ outcome: { optionId: "allow_once" } });
+    // An id still pending is never given to a second request.
+    const pending = after.open("conn-b", "fs/read_text_file", {});
+    expect(after.open("conn-b", "fs/read_text_file", {}, { id: pending.id }).id).not.toBe(pending.id);
+  });
+
   it("settles a request once; later answers for it are ignored", async () => {
     const requests = new ClientRequests(() => "s");
     const { frame, answer } = requests.open("conn-a", "fs/read_text_file", {});

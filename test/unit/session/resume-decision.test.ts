@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideCall, decideTurnResume, INTERRUPTED_RESULT, MAX_RESUMES, RESUME_WINDOW_MS, resumeLine, unansweredCalls } from "../../../src/session/resume-decision.js";
+import { decideCall, decideTurnResume, INTERRUPTED_RESULT, MAX_RESUMES, RESUME_WINDOW_MS, resumeLine, UNAVAILABLE_RESULT, unansweredCalls } from "../../../src/session/resume-decision.js";
 
 const T0 = 1_000_000;
 
@@ -36,6 +36,14 @@ describe("decideCall", () => {
   it("runs again a delegation that had started: running it again waits for its sub-agents instead of starting them again", () => {
     expect(call({ kind: "execute", resumable: true })).toEqual({ id: "c", action: "rerun" });
     expect(call({ kind: "execute", resumable: false })).toMatchObject({ action: "interrupted" });
+  });
+
+  it("reports as interrupted a call that had started or asked when its tool is no longer offered (no editor came back)", () => {
+    expect(call({ kind: undefined, phase: "asking" })).toEqual({ id: "c", action: "interrupted", result: UNAVAILABLE_RESULT });
+    expect(call({ kind: undefined })).toMatchObject({ action: "interrupted" });
+    // One that had not started is answered as any unknown tool is, by the turn loop.
+    expect(call({ kind: undefined, phase: null })).toEqual({ id: "c", action: "rerun" });
+    expect(UNAVAILABLE_RESULT).toMatch(/restart.*no editor.*may or may not have completed/);
   });
 
   it("runs again reads, edits and searches, which give the same result twice", () => {
