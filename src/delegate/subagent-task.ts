@@ -14,7 +14,6 @@
 import { forwardedMcpTools } from "../mcp/subagent-mcp.js";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { sessionInfoUpdate } from "../acp/updates.js";
-import type { ModelSettings } from "../config.js";
 import type { SessionIndex } from "../db/session-index.js";
 import { createSession } from "../session/create-session.js";
 import { toolAllowedInMode } from "../session/modes.js";
@@ -22,9 +21,8 @@ import { Outbox } from "../session/update-log.js";
 import type { PromptRunner, RunOutcome } from "../session/prompt-runner.js";
 import type { SessionRpc } from "../session/session-rpc.js";
 import { availableCommands } from "../session/slash-commands.js";
-import type { UpdateLog } from "../session/update-log.js";
+import type { SessionStore } from "../session/session-store.js";
 import type { UpstreamTunnels } from "../session/upstream-tunnels.js";
-import type { AnyTool, ClientPort } from "../tools/tool.js";
 import { DELEGATE_TOOL_NAME, subagentTools } from "./blocked-tools.js";
 import { forwardingClientPort } from "./forward-port.js";
 import { isRelayed } from "./relay.js";
@@ -34,26 +32,24 @@ import type { SubagentSpec, SubagentStopCause } from "./subagent-spec.js";
 import { taskRunAction, type TaskRecord } from "./task-record.js";
 import { MAX_RESUMES, RESUME_WINDOW_MS, type TurnResumeDecision } from "../session/resume-decision.js";
 import type { TurnOverrides } from "../session/turn-context.js";
+import type { TurnSetup } from "../session/turn-setup.js";
 
 export const AUTO_DENY_REASON = "sub-agents may not ask for permission on this service (HERMES_SUBAGENT_APPROVAL=deny)";
 
 /** The parent's session object as its sub-agent calls it. */
 export type ParentLink = Pick<SessionRpc, "forwardEditorRequest" | "relaySubagentUpdates" | "forwardUpstreamMessage">;
 
-export interface SubagentTaskParts {
-  log: UpdateLog;
-  runner: PromptRunner;
-  index: SessionIndex;
-  settings: ModelSettings;
-  /** The registry: tools the client's capabilities allow. */
-  tools(client: ClientPort): AnyTool[];
-  maxSpawnDepth: number;
+/** What a sub-agent's task has beyond what the session sets every turn up with. */
+export interface TaskSetup {
+  /** The parent's session object, by its id. */
   parent(sessionId: string): ParentLink;
-  /** The session's upstream tunnels: the parent's proxy-hosted upstreams are lent to them for the task. */
-  tunnels: Pick<UpstreamTunnels, "lend">;
   /** The task as this session stores it. */
   record: TaskRecord;
-  now(): number;
+  /** The D1 index itself: the task writes its session's row at once, not behind the turn's `IndexWriter`. */
+  index: SessionIndex;
+  /** The session's upstream tunnels: the parent's proxy-hosted upstreams are lent to them for the task. */
+  tunnels: Pick<UpstreamTunnels, "lend">;
+  maxSpawnDepth: number;
 }
 
 interface Run {
@@ -70,7 +66,17 @@ type TurnStart = (last: LastMessage, run: Run) => Promise<RunOutcome>;
 export class SubagentTask {
   #run: Run | null = null;
 
-  constructor(private readonly parts: SubagentTaskParts) {}
+  constructor(
+    /** What the session sets every turn up with: its log and store, model settings and tools. */
+    private readonly setup: TurnSetup,
+    private readonly runner: PromptRunner,
+    private readonly task: TaskSetup,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get #store(): SessionStore {
+    return this.setup.log.store;
+  }
 
   /** From the start of `run` to its end: the session then takes no editor prompts. */
   get running(): boolean {
@@ -82,12 +88,12 @@ export class SubagentTask {
     const run = this.#run;
     if (!run || run.cause) return;
     run.cause = cause;
-    this.parts.runner.cancelAll();
+    this.runner.cancelAll();
   }
 
   /** The parent asks for `spec`: a new task runs; the same task asked again is waited for, or its stored result given. */
   run(spec: SubagentSpec): Promise<SubagentResult> {
-    const stored = this.parts.record.get();
+    const stored = this.task.record.get();
     switch (taskRunAction(stored, spec, this.#run?.spec ?? null)) {
       case "attach":
         return this.#run!.result;
@@ -96,9 +102,9 @@ export class SubagentTask {
       case "refuse":
         return Promise.resolve(resultWithoutRun(spec.taskIndex, spec.subagentId, spec.model, "failed", "This sub-agent is already running a task."));
       case "start":
-        return this.#start(spec, this.parts.now(), async (last, run) => {
+        return this.#start(spec, this.now(), async (last, run) => {
           await this.#ensureSession(spec);
-          this.parts.record.begin(spec, this.parts.now());
+          this.task.record.begin(spec, this.now());
           // An interrupt that came while the session was being made has no turn to cancel yet.
           return run.cause ? { stopReason: "cancelled" } : this.#turn(spec, last);
         });
@@ -112,10 +118,9 @@ export class SubagentTask {
    * sub-agents it delegated to are waited for again.
    */
   recover(released: Promise<void>): boolean {
-    const stored = this.parts.record.get();
-    const { runner } = this.parts;
+    const stored = this.task.record.get();
     if (!stored || stored.result || !this.#owns(stored.spec)) {
-      runner.resumeInterrupted(released, null);
+      this.runner.resumeInterrupted(released, null);
       return false;
     }
     const { spec } = stored;
@@ -123,7 +128,7 @@ export class SubagentTask {
     // `#start` calls this before its first await, so `runsOn` is known when it returns.
     void this.#start(spec, stored.startedAt, async (last, run) => {
       const { overrides, done } = this.#overrides(spec, last);
-      const found = runner.resumeInterrupted(released, overrides);
+      const found = this.runner.resumeInterrupted(released, overrides);
       if (found.decision?.action === "interrupt") run.restartNote = restartNote(found.decision);
       if (found.outcome) {
         runsOn = found.decision?.action === "resume";
@@ -134,7 +139,7 @@ export class SubagentTask {
         }
       }
       // No turn was running: it never began (it begins now), or it ended just before the restart.
-      const store = this.parts.log.store;
+      const store = this.#store;
       const began = store.promptsIn("done").length + store.promptsIn("failed").length > 0;
       runsOn = !began;
       await done();
@@ -157,7 +162,7 @@ export class SubagentTask {
   async #finishRun(run: Run, started: number, turn: TurnStart): Promise<SubagentResult> {
     const { spec } = run;
     // The limit counts from the task's start, before a restart too.
-    const left = spec.timeoutMs ? Math.max(1, spec.timeoutMs - (this.parts.now() - started)) : 0;
+    const left = spec.timeoutMs ? Math.max(1, spec.timeoutMs - (this.now() - started)) : 0;
     const timer = spec.timeoutMs ? setTimeout(() => this.interrupt("timeout"), left) : undefined;
     const last = new LastMessage();
     let outcome: RunOutcome | null = null;
@@ -174,7 +179,7 @@ export class SubagentTask {
     const status: SubagentStatus = failure ? "failed" : statusOf(outcome!, run.cause);
     const tokens = outcome?.totalUsage ?? { promptTokens: 0, completionTokens: 0 };
     if (this.#owns(spec)) {
-      await this.parts.index.update(spec.subagentId, { endReason: status, updatedAt: this.parts.now() }).catch((err) => console.error("sub-agent index update failed", err));
+      await this.task.index.update(spec.subagentId, { endReason: status, updatedAt: this.now() }).catch((err) => console.error("sub-agent index update failed", err));
     }
     const said = summaryText(status, failure ?? run.restartNote, outcome, last.text(), spec.maxModelCalls);
     const result: SubagentResult = {
@@ -183,28 +188,29 @@ export class SubagentTask {
       status,
       summary: boundSummary(said, undefined, `sub-agent session ${spec.subagentId}`),
       api_calls: outcome?.modelCalls ?? 0,
-      duration_seconds: Math.round((this.parts.now() - started) / 100) / 10,
-      model: this.parts.log.store.record()?.model ?? spec.model,
+      duration_seconds: Math.round((this.now() - started) / 100) / 10,
+      model: this.#store.record()?.model ?? spec.model,
       tokens: { input: tokens.promptTokens, output: tokens.completionTokens, total: tokens.promptTokens + tokens.completionTokens },
       tools_used: outcome?.toolsUsed ?? [],
     };
     // Kept before it is returned: a parent that asks again (its turn resumed after a restart) gets it, not a second run.
-    if (this.#owns(spec)) this.parts.record.finish(result);
+    if (this.#owns(spec)) this.task.record.finish(result);
     return result;
   }
 
   /** Whether this object is the sub-agent session `spec` names (not some other session using the id). */
   #owns(spec: SubagentSpec): boolean {
-    const record = this.parts.log.store.record();
+    const record = this.#store.record();
     return record !== null && record.kind === "subagent" && record.parentId === spec.parentSessionId && record.tenant === spec.tenant;
   }
 
   async #ensureSession(spec: SubagentSpec): Promise<void> {
-    const { log, index, now } = this.parts;
-    if (log.store.record() && !this.#owns(spec)) throw new Error("another session already uses this sub-agent id");
-    if (!log.store.record()) {
+    const store = this.#store;
+    const { index } = this.task;
+    if (store.record() && !this.#owns(spec)) throw new Error("another session already uses this sub-agent id");
+    if (!store.record()) {
       const conn = { connectionId: "", tenant: spec.tenant, clientCapabilities: spec.clientCapabilities, user: spec.owner ?? null };
-      await createSession(log.store, index, conn, {
+      await createSession(store, index, conn, {
         accessRoot: spec.accessRoot ?? spec.parentSessionId,
         sessionId: spec.subagentId,
         cwd: spec.cwd,
@@ -215,26 +221,26 @@ export class SubagentTask {
         model: spec.model,
         mode: spec.mode,
         parentLineage: spec.parentLineage,
-      }, this.parts.settings);
-      log.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() });
+      }, this.setup.settings);
+      this.setup.log.emit({ sessionUpdate: "available_commands_update", availableCommands: availableCommands() });
     }
     const title = `Sub-agent ${spec.taskIndex + 1}: ${shortLine(spec.goal, 80)}`;
     // The parent's mode and model now, whatever they were when this session was made.
-    log.store.updateRecord({
+    store.updateRecord({
       mode: spec.mode,
       model: spec.model,
       reasoningEffort: spec.reasoningEffort,
       title,
       delegation: { depth: spec.depth, role: spec.role, parentToolCallId: spec.parentToolCallId },
     });
-    log.emit(sessionInfoUpdate(title, new Date(now()).toISOString()));
-    await index.update(spec.subagentId, { title, mode: spec.mode, model: spec.model, endReason: null, updatedAt: now() });
+    this.setup.log.emit(sessionInfoUpdate(title, new Date(this.now()).toISOString()));
+    await index.update(spec.subagentId, { title, mode: spec.mode, model: spec.model, endReason: null, updatedAt: this.now() });
   }
 
   async #turn(spec: SubagentSpec, last: LastMessage): Promise<RunOutcome> {
     const { overrides, done } = this.#overrides(spec, last);
     try {
-      return await this.parts.runner.runTask([{ type: "text", text: spec.goal }], overrides);
+      return await this.runner.runTask([{ type: "text", text: spec.goal }], overrides);
     } finally {
       await done();
     }
@@ -242,14 +248,14 @@ export class SubagentTask {
 
   /** The task's turn overrides from its spec, and what ends them (the lent tunnels, the relay's last frames). */
   #overrides(spec: SubagentSpec, last: LastMessage): { overrides: TurnOverrides; done(): Promise<void> } {
-    const record = this.parts.log.store.record()!;
-    const parent = this.parts.parent(spec.parentSessionId);
+    const record = this.#store.record()!;
+    const parent = this.task.parent(spec.parentSessionId);
     // Ordered and batched, off the turn's path. A parent that no longer knows this
     // sub-agent (it restarted) cannot take its work: the task stops as interrupted.
     const relay = new Outbox((frames) => parent.relaySubagentUpdates(spec.subagentId, frames), () => this.interrupt("interrupted"));
     const client = forwardingClientPort(spec.clientCapabilities, (request) => parent.forwardEditorRequest(spec.subagentId, request));
-    const offered = [...this.parts.tools(client), ...forwardedMcpTools(spec.mcpTools ?? [], client)].filter((tool) => toolAllowedInMode(record.mode, tool.kind));
-    const tools = subagentTools(offered, spec.role, spec.depth, this.parts.maxSpawnDepth);
+    const offered = [...this.setup.tools(client), ...forwardedMcpTools(spec.mcpTools ?? [], client)].filter((tool) => toolAllowedInMode(record.mode, tool.kind));
+    const tools = subagentTools(offered, spec.role, spec.depth, this.task.maxSpawnDepth);
     const systemPrompt = subagentSystemPrompt({
       goal: spec.goal,
       context: spec.context,
@@ -259,7 +265,7 @@ export class SubagentTask {
       additionalDirectories: record.additionalDirectories,
       toolNames: tools.map((t) => t.name),
     });
-    this.parts.tunnels.lend({
+    this.task.tunnels.lend({
       parentSessionId: spec.parentSessionId,
       upstreams: spec.upstreams ?? [],
       forward: (params) => parent.forwardUpstreamMessage(spec.subagentId, params),
@@ -277,7 +283,7 @@ export class SubagentTask {
       ...(spec.approval === "deny" ? { autoDeny: AUTO_DENY_REASON } : {}),
     };
     const done = async () => {
-      this.parts.tunnels.lend(undefined);
+      this.task.tunnels.lend(undefined);
       await relay.drained();
     };
     return { overrides, done };

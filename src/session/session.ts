@@ -27,7 +27,6 @@ import type { Env } from "../env.js";
 import { McpServers } from "../mcp/mcp-servers.js";
 import { SessionSlots } from "../tenant/session-slots.js";
 import { toolsFor } from "../tools/index.js";
-import type { ClientPort } from "../tools/tool.js";
 import { allows, answers, roleOf } from "./access.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { createSession, type CreateSessionInit } from "./create-session.js";
@@ -130,15 +129,14 @@ export class Session {
     for (const { connectionId, entries } of this.store.mcpServers()) {
       if (this.log.isAttached(connectionId)) this.mcp.attach(connectionId, entries as McpServerEntry[]);
     }
-    // `delegate_task` is in the registry only while this session may delegate.
-    const tools = (client: ClientPort) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()];
     const settings = this.settings;
     const turns: TurnSetup = {
       log: this.log,
       settings,
       // One client for the object's lifetime: building it per turn is measurable on the first-token path.
       provider: settings.apiKey ? new OpenAIProvider({ baseURL: settings.baseURL, apiKey: settings.apiKey }) : null,
-      tools,
+      // `delegate_task` is in the registry only while this session may delegate.
+      tools: (client) => [...toolsFor(client, { canDelegate: this.subagents.canDelegate() }), ...this.mcp.tools()],
       permissionRules: new PermissionRuleStore(env.DB),
       segments: this.segments,
       db: env.DB,
@@ -160,17 +158,12 @@ export class Session {
       turnBegan: () => this.subagents.turnBegan(),
     };
     this.runner = new PromptRunner(turns);
-    this.task = new SubagentTask({
-      log: this.log,
-      runner: this.runner,
-      index: this.index,
-      settings,
-      tools,
-      maxSpawnDepth: delegation.maxSpawnDepth,
+    this.task = new SubagentTask(turns, this.runner, {
       parent: stub,
-      tunnels: this.tunnels,
       record: new TaskRecord(sql),
-      now: Date.now,
+      index: this.index,
+      tunnels: this.tunnels,
+      maxSpawnDepth: delegation.maxSpawnDepth,
     });
     if (this.store.record()) this.#recover();
   }
