@@ -106,6 +106,8 @@ export class SessionStore {
   #record: SessionRecord | null | undefined;
   #closed = false;
   #lastSeq: number | undefined;
+  /** The pending index patch as stored (undefined: not read yet); read several times a turn, written only here. */
+  #indexPatch: unknown;
   /** The current segment's messages between turns (a cache: the rows stay the truth). */
   readonly #history: HistoryCache;
   /** Which objects are a prompt row's parsed content (what may be stored as a reference to it). */
@@ -164,13 +166,17 @@ export class SessionStore {
 
   /** A D1 index patch not yet written (see `IndexWriter`); kept here so an eviction cannot lose it. */
   pendingIndexPatch<T>(): T | null {
-    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'index_patch'`).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : null;
+    if (this.#indexPatch === undefined) {
+      const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'index_patch'`).toArray()[0];
+      this.#indexPatch = row ? JSON.parse(row.value) : null;
+    }
+    return this.#indexPatch as T | null;
   }
 
   savePendingIndexPatch(patch: unknown): void {
     if (patch === null) this.sql.exec(`DELETE FROM meta WHERE key = 'index_patch'`);
     else this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('index_patch', ?)`, JSON.stringify(patch));
+    this.#indexPatch = patch;
   }
 
   // --- model history -------------------------------------------------------

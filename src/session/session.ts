@@ -436,7 +436,7 @@ export class Session {
   alarm(running: boolean): void {
     // Neither is awaited: the alarm handler waits on no other object.
     if (running) this.runner.renewTurnSlot();
-    else void this.slots.sendUsage();
+    else void this.slots.tidy();
   }
 
   /**
