@@ -59,6 +59,7 @@ export class Connection {
   readonly index: SessionIndex;
   readonly shares: ShareStore;
   /** Sessions this connection's user owns (found so once; a user's ownership never changes). */
+  #id: string | undefined;
   readonly #owned = new Set<string>();
   readonly #stubs = new Map<string, DurableObjectStub<SessionRpc>>();
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
@@ -77,8 +78,9 @@ export class Connection {
     this.#maxFrameBytes = maxFrameBytes(env);
   }
 
+  /** Read for every frame in and out (a call into the runtime each time), so kept. */
   get id(): string {
-    return this.ctx.id.toString();
+    return (this.#id ??= this.ctx.id.toString());
   }
 
   /** The Worker's authenticated upgrade: accept the socket with the hibernation API. */

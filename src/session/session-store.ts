@@ -54,6 +54,31 @@ const MIGRATIONS: string[][] = [
 ];
 
 /** A history row as read, joined with the prompt it references (if any). */
+/**
+ * What `MIGRATIONS` build, in one step per table, for a new object: every
+ * session starts with one, and `ALTER TABLE` makes SQLite parse the schema
+ * again each time. `session-schema.test.ts` checks that both give the same
+ * tables, columns and indexes.
+ */
+const FRESH_SCHEMA: string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE history (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, segment INTEGER NOT NULL DEFAULT 0, prompt_id INTEGER)`,
+  `CREATE INDEX history_segment ON history (segment, id)`,
+  `CREATE TABLE log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL, prompt_id INTEGER, block INTEGER, at INTEGER)`,
+  `CREATE TABLE prompts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     connection_id TEXT,
+     request_id TEXT,
+     prompt TEXT NOT NULL,
+     state TEXT NOT NULL,
+     stop_reason TEXT,
+     created_at INTEGER NOT NULL)`,
+  `CREATE INDEX prompts_state ON prompts (state, id)`,
+  `CREATE TABLE attachments (connection_id TEXT PRIMARY KEY, client_caps TEXT NOT NULL, attached_at INTEGER NOT NULL, access TEXT)`,
+  `CREATE TABLE mcp_servers (connection_id TEXT PRIMARY KEY, entries TEXT NOT NULL)`,
+  `CREATE TABLE prompt_content (prompt_id INTEGER PRIMARY KEY, prompt TEXT NOT NULL)`,
+];
+
 type StoredHistoryRow = {
   id: number;
   segment: number;
@@ -106,6 +131,8 @@ export class SessionStore {
   #record: SessionRecord | null | undefined;
   #closed = false;
   #lastSeq: number | undefined;
+  /** The pending index patch as stored (undefined: not read yet); read several times a turn, written only here. */
+  #indexPatch: unknown;
   /** The current segment's messages between turns (a cache: the rows stay the truth). */
   readonly #history: HistoryCache;
   /** Which objects are a prompt row's parsed content (what may be stored as a reference to it). */
@@ -119,11 +146,14 @@ export class SessionStore {
   }
 
   /** Runs the schema steps this store has not had yet; a no-op once it is current. */
-  migrate(): void {
+  migrate({ fresh = true }: { fresh?: boolean } = {}): void {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`);
     const current = this.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).toArray()[0]?.version ?? 0;
     if (current >= MIGRATIONS.length) return;
-    for (const step of MIGRATIONS.slice(current)) for (const statement of step) this.sql.exec(statement);
+    // A store with no version yet may still hold the first step's tables (made before schema_version was).
+    const empty = current === 0 && this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'meta'`).toArray().length === 0;
+    const steps = fresh && empty ? [FRESH_SCHEMA] : MIGRATIONS.slice(current);
+    for (const step of steps) for (const statement of step) this.sql.exec(statement);
     this.sql.exec(`DELETE FROM schema_version`);
     this.sql.exec(`INSERT INTO schema_version (version) VALUES (?)`, MIGRATIONS.length);
   }
@@ -164,13 +194,17 @@ export class SessionStore {
 
   /** A D1 index patch not yet written (see `IndexWriter`); kept here so an eviction cannot lose it. */
   pendingIndexPatch<T>(): T | null {
-    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'index_patch'`).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : null;
+    if (this.#indexPatch === undefined) {
+      const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'index_patch'`).toArray()[0];
+      this.#indexPatch = row ? JSON.parse(row.value) : null;
+    }
+    return this.#indexPatch as T | null;
   }
 
   savePendingIndexPatch(patch: unknown): void {
     if (patch === null) this.sql.exec(`DELETE FROM meta WHERE key = 'index_patch'`);
     else this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('index_patch', ?)`, JSON.stringify(patch));
+    this.#indexPatch = patch;
   }
 
   // --- model history -------------------------------------------------------

@@ -424,12 +424,13 @@ export class Session {
   /**
    * The object's alarm. While a turn runs it is the heartbeat that renews the
    * tenant's slot; once idle, it sends the usage a failed call to the tenant
-   * left (a failure again asks for another alarm).
+   * left (a failure again asks for another alarm) and drops a counted batch
+   * from the record (`SessionSlots.tidy`).
    */
   alarm(running: boolean): void {
     // Neither is awaited: the alarm handler waits on no other object.
     if (running) this.runner.renewTurnSlot();
-    else void this.slots.sendUsage();
+    else void this.slots.tidy();
   }
 
   /**

@@ -13,7 +13,14 @@
  * A call that fails leaves the usage in the record and asks the object to try
  * again later (`retryLater`), so a session that is never prompted again does
  * not keep it for good.
+ *
+ * A confirmed batch leaves the record with the record's next write (the next
+ * turn's, or the idle alarm's `tidy`), not in a write of its own: that would
+ * be one more storage commit per prompt. Until then this instance knows it is
+ * counted; a restarted one sends it again under its id, and the tenant object
+ * counts it once.
  */
+import type { SessionRecord } from "../session/session-record.js";
 import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
 import { addUsage, emptyUsage, usageBatch, type UsageBatch, type UsageDelta } from "./usage.js";
@@ -24,6 +31,8 @@ export class SessionSlots {
   #wanted = false;
   /** The usage send in flight (see `sendUsage`). */
   #sending: Promise<void> | null = null;
+  /** The id of the record's `usageBatch` once the tenant has counted it (it is cleared with the next write). */
+  #confirmed: string | null = null;
 
   /** @param retryLater asks for `sendUsage` to be called again later (the object's alarm). */
   constructor(
@@ -43,9 +52,9 @@ export class SessionSlots {
   }
 
   async #takeTurn(): Promise<void> {
-    if (this.store.record()?.pendingUsage || this.store.record()?.usageBatch) await this.sendUsage();
     const record = this.store.record();
     if (!record) throw new Error("the session was deleted");
+    if (record.pendingUsage || this.#unsent(record)) await this.sendUsage();
     const held = this.#turn;
     const lease = await acquireTurn(this.env, record.tenant, record.sessionId);
     if (!this.store.record()) {
@@ -54,7 +63,7 @@ export class SessionSlots {
       throw new Error("the session was deleted while its turn slot was being taken");
     }
     this.#turn = lease;
-    if (held?.id !== lease.id) this.store.updateRecord({ tenantLease: lease });
+    if (held?.id !== lease.id) this.#update({ tenantLease: lease });
   }
 
   /** The queue is drained (or the session closes): the slot goes back. */
@@ -63,8 +72,8 @@ export class SessionSlots {
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
     if (!lease) return this.sendUsage();
-    const batch = this.#nextBatch();
-    if (this.store.record()) this.store.updateRecord({ tenantLease: null });
+    // One write: the lease leaves the record with the usage the release carries.
+    const batch = this.#nextBatch({ tenantLease: null });
     try {
       await releaseLease(this.env, lease, batch);
     } catch (err) {
@@ -141,25 +150,57 @@ export class SessionSlots {
     }
   }
 
-  /** The batch to send: one sent before and not acknowledged, or else the pending usage under a new id. */
-  #nextBatch(): UsageBatch | undefined {
+  /**
+   * Sends what is left, then clears a confirmed batch from the record (from
+   * the idle alarm: the one write that would otherwise wait for the next turn).
+   */
+  async tidy(): Promise<void> {
+    await this.sendUsage();
+    const record = this.store.record();
+    if (record?.usageBatch && !this.#unsent(record)) this.#update({});
+  }
+
+  /**
+   * The batch to send: one sent before and not confirmed, or else the pending
+   * usage under a new id. `with` is written in the same write (there is one
+   * only when there is something to write).
+   */
+  #nextBatch(alongside: Partial<SessionRecord> = {}): UsageBatch | undefined {
     const record = this.store.record();
     if (!record) return undefined;
-    if (record.usageBatch) return record.usageBatch;
-    if (!record.pendingUsage) return undefined;
+    const unsent = this.#unsent(record);
+    if (unsent || !record.pendingUsage) {
+      if (Object.keys(alongside).length > 0) this.#update(alongside);
+      return unsent ?? undefined;
+    }
     const batch = usageBatch(record.pendingUsage, Date.now(), record.owner ?? null);
-    this.store.updateRecord({ pendingUsage: null, usageBatch: batch });
+    this.store.updateRecord({ ...alongside, pendingUsage: null, usageBatch: batch });
     return batch;
   }
 
-  /** Counted: the batch leaves the record, so neither this object nor a restarted one sends it again. */
+  /** The record's batch unless the tenant has counted it already. */
+  #unsent(record: SessionRecord): UsageBatch | null {
+    const batch = record.usageBatch ?? null;
+    return batch && batch.id !== this.#confirmed ? batch : null;
+  }
+
+  /** Counted: this object sends it no more, and the record's next write drops it (see the module comment). */
   #acknowledged(batch: UsageBatch): void {
-    if (this.store.record()?.usageBatch?.id === batch.id) this.store.updateRecord({ usageBatch: null });
+    if (this.store.record()?.usageBatch?.id === batch.id) this.#confirmed = batch.id;
+  }
+
+  /** A write of the record from here, which also drops a confirmed batch. */
+  #update(patch: Partial<SessionRecord>): void {
+    const record = this.store.record();
+    if (!record) return;
+    const drop = record.usageBatch && !this.#unsent(record) ? { usageBatch: null } : {};
+    this.store.updateRecord({ ...drop, ...patch });
   }
 
   #keep(delta: UsageDelta): void {
-    if (!this.store.record()) return;
-    this.store.updateRecord({ pendingUsage: addUsage({ ...emptyUsage(), ...this.store.record()!.pendingUsage }, delta) });
+    const record = this.store.record();
+    if (!record) return;
+    this.#update({ pendingUsage: addUsage({ ...emptyUsage(), ...record.pendingUsage }, delta) });
   }
 }
 

@@ -96,9 +96,8 @@ export class TenantLedger {
    */
   async record(batch: UsageBatch): Promise<void> {
     const now = this.#d.now();
-    if (batch.at < now - BATCH_MEMORY_MS || this.#d.store.hasBatch(batch.id)) return;
+    if (batch.at < now - BATCH_MEMORY_MS || !this.#d.store.rememberBatch(batch.id, now)) return;
     this.#d.store.addToDay(utcDay(now), addUsage(emptyUsage(), batch.delta), batch.user);
-    this.#d.store.rememberBatch(batch.id, now);
     await this.#d.flushWithin(FLUSH_DELAY_MS);
   }
 

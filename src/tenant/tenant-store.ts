@@ -24,6 +24,14 @@ const COLUMN: Record<keyof UsageCounts, string> = {
   subagents: "subagents",
 };
 
+const COLUMNS = USAGE_FIELDS.map((f) => COLUMN[f]);
+const ADD = `${COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}, version = version + 1`;
+const SELECT_DAY = `SELECT ${COLUMNS.join(", ")} FROM tenant_days WHERE day = ?`;
+const ADD_TO_DAY = `INSERT INTO tenant_days (day, ${COLUMNS.join(", ")}, version) VALUES (?, ${COLUMNS.map(() => "?").join(", ")}, 1)
+  ON CONFLICT (day) DO UPDATE SET ${ADD}`;
+const ADD_TO_USER_DAY = `INSERT INTO user_days (day, user, ${COLUMNS.join(", ")}, version) VALUES (?, ?, ${COLUMNS.map(() => "?").join(", ")}, 1)
+  ON CONFLICT (day, user) DO UPDATE SET ${ADD}`;
+
 const DDL = [
   `CREATE TABLE IF NOT EXISTS tenant_days (day TEXT PRIMARY KEY, ${USAGE_FIELDS.map((f) => `${COLUMN[f]} INTEGER NOT NULL DEFAULT 0`).join(", ")},
      version INTEGER NOT NULL DEFAULT 0, flushed_version INTEGER NOT NULL DEFAULT 0)`,
@@ -47,6 +55,8 @@ export class TenantStore {
   readonly #leases = new Map<string, Lease>();
   /** The overrides as stored; read on every lease decision, so kept parsed. */
   #overrides: LimitOverrides | undefined;
+  /** One day's totals as stored (the day every lease decision reads), kept in step by `addToDay`. */
+  #day: { date: string; counts: UsageCounts } | null = null;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -75,33 +85,23 @@ export class TenantStore {
     this.#leases.delete(id);
   }
 
+  /** The tenant's totals of `date`; read from storage once per date, then from memory. */
   day(date: string): UsageCounts {
-    const row = this.#sql.exec<Record<string, number>>(`SELECT ${USAGE_FIELDS.map((f) => COLUMN[f]).join(", ")} FROM tenant_days WHERE day = ?`, date).toArray()[0];
-    if (!row) return emptyUsage();
-    const counts = emptyUsage();
-    for (const f of USAGE_FIELDS) counts[f] = row[COLUMN[f]] ?? 0;
-    return counts;
+    if (this.#day?.date !== date) {
+      const row = this.#sql.exec<Record<string, number>>(SELECT_DAY, date).toArray()[0];
+      const counts = emptyUsage();
+      if (row) for (const f of USAGE_FIELDS) counts[f] = row[COLUMN[f]] ?? 0;
+      this.#day = { date, counts };
+    }
+    return { ...this.#day.counts };
   }
 
   /** Adds to the tenant's day and, for a user's session, to that user's day too. */
   addToDay(date: string, delta: Partial<UsageCounts>, user?: string | null): void {
-    const columns = USAGE_FIELDS.map((f) => COLUMN[f]);
     const values = USAGE_FIELDS.map((f) => delta[f] ?? 0);
-    const add = `${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}, version = version + 1`;
-    this.#sql.exec(
-      `INSERT INTO tenant_days (day, ${columns.join(", ")}, version) VALUES (?, ${columns.map(() => "?").join(", ")}, 1)
-       ON CONFLICT (day) DO UPDATE SET ${add}`,
-      date,
-      ...values,
-    );
-    if (!user) return;
-    this.#sql.exec(
-      `INSERT INTO user_days (day, user, ${columns.join(", ")}, version) VALUES (?, ?, ${columns.map(() => "?").join(", ")}, 1)
-       ON CONFLICT (day, user) DO UPDATE SET ${add}`,
-      date,
-      user,
-      ...values,
-    );
+    this.#sql.exec(ADD_TO_DAY, date, ...values);
+    if (this.#day?.date === date) USAGE_FIELDS.forEach((f, i) => (this.#day!.counts[f] += values[i]!));
+    if (user) this.#sql.exec(ADD_TO_USER_DAY, date, user, ...values);
   }
 
   /** Users' days whose latest totals are not in D1 yet. */
@@ -136,13 +136,13 @@ export class TenantStore {
     }
   }
 
-  /** A usage batch already counted (it is sent again when the reply to its first send was lost). */
-  hasBatch(id: string): boolean {
-    return this.#sql.exec("SELECT 1 FROM usage_batches WHERE id = ?", id).toArray().length > 0;
-  }
-
-  rememberBatch(id: string, now: number): void {
-    this.#sql.exec("INSERT INTO usage_batches (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now);
+  /**
+   * Remembers a usage batch's id; false when it was remembered already (the
+   * batch is sent again when the reply to its first send was lost). One
+   * statement for the check and the write.
+   */
+  rememberBatch(id: string, now: number): boolean {
+    return this.#sql.exec("INSERT INTO usage_batches (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING RETURNING id", id, now).toArray().length > 0;
   }
 
   pruneBatches(before: number): void {
@@ -151,6 +151,7 @@ export class TenantStore {
 
   /** Flushed days before `keepFrom` are only needed in D1. */
   pruneDays(keepFrom: string): void {
+    if (this.#day && this.#day.date < keepFrom) this.#day = null;
     this.#sql.exec("DELETE FROM tenant_days WHERE day < ? AND version = flushed_version", keepFrom);
     this.#sql.exec("DELETE FROM user_days WHERE day < ? AND version = flushed_version", keepFrom);
   }

@@ -21,17 +21,25 @@ async function today(tenant: string) {
 
 type Loss = "none" | "reply" | "request";
 
-/** The real tenant objects, except that the next `release` loses its reply (after the tenant acted) or its request (before). */
-function lossyTenants(): { env: TenantEnv; loseNextRelease(loss: Loss): void } {
+/**
+ * The real tenant objects, except that the next `release` loses its reply (after the tenant acted) or its request (before).
+ * `sent` lists the ids of the usage batches sent, by `release` or `recordUsage`.
+ */
+function lossyTenants(): { env: TenantEnv; loseNextRelease(loss: Loss): void; sent: string[] } {
   let next: Loss = "none";
+  const sent: string[] = [];
   const lossy = {
     idFromName: (name: string) => env.TENANT.idFromName(name),
     get: (id: DurableObjectId) => {
       const real = env.TENANT.get(id);
       return {
         acquire: (...args: Parameters<typeof real.acquire>) => real.acquire(...args),
-        recordUsage: (...args: Parameters<typeof real.recordUsage>) => real.recordUsage(...args),
+        recordUsage: (...args: Parameters<typeof real.recordUsage>) => {
+          sent.push(args[0].id);
+          return real.recordUsage(...args);
+        },
         release: async (...args: Parameters<typeof real.release>) => {
+          if (args[1]) sent.push(args[1].id);
           const loss = next;
           next = "none";
           if (loss !== "request") await real.release(...args);
@@ -40,7 +48,7 @@ function lossyTenants(): { env: TenantEnv; loseNextRelease(loss: Loss): void } {
       };
     },
   };
-  return { env: { TENANT: lossy } as unknown as TenantEnv, loseNextRelease: (loss) => (next = loss) };
+  return { env: { TENANT: lossy } as unknown as TenantEnv, loseNextRelease: (loss) => (next = loss), sent };
 }
 
 /** A session record in a fresh session object's SQLite, and what runs against it there. */
@@ -61,6 +69,27 @@ async function oneTurn(slots: SessionSlots, inputTokens: number): Promise<void> 
 }
 
 describe("usage batches", () => {
+  it("confirmed by the tenant leave the record with its next write, not in a write of their own, and are not sent again", async () => {
+    const tenant = uniqueTenant();
+    await inSession(tenant, async (store) => {
+      const tenants = lossyTenants();
+      const slots = new SessionSlots(tenants.env, store);
+      await oneTurn(slots, 10);
+      const confirmed = store.record()!.usageBatch!;
+      expect(tenants.sent).toEqual([confirmed.id]);
+      await slots.holdTurn(); // the next turn's first write drops it
+      expect(store.record()!.usageBatch ?? null).toBeNull();
+      slots.record({ turns: 1, inputTokens: 5 });
+      await slots.releaseTurn();
+      expect(tenants.sent).toHaveLength(2);
+      // An instance that restarted before that write sends it once more under its id: the tenant counts it once.
+      const kept = store.record()!.usageBatch!;
+      await new SessionSlots(tenants.env, store).tidy();
+      expect(tenants.sent).toEqual([confirmed.id, kept.id, kept.id]);
+    });
+    expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
+  });
+
   it("are counted once per id by the tenant object, also after it restarts, and not at all past the 7 days it remembers ids", async () => {
     const tenant = uniqueTenant();
     const batch = usageBatch({ turns: 1, inputTokens: 10 });
@@ -90,11 +119,16 @@ describe("usage batches", () => {
         const slots = new SessionSlots(tenants.env, store);
         tenants.loseNextRelease(loss);
         await oneTurn(slots, 10);
-        expect(store.record()!.usageBatch?.delta).toMatchObject({ turns: 1, inputTokens: 10 });
+        const lost = store.record()!.usageBatch!;
+        expect(lost.delta).toMatchObject({ turns: 1, inputTokens: 10 });
         // The next turn's slot call sends it again first; its own usage goes with its release.
         await oneTurn(slots, 5);
-        expect(store.record()!.usageBatch ?? null).toBeNull();
+        expect(tenants.sent).toEqual([lost.id, lost.id, store.record()!.usageBatch!.id]);
         expect(store.record()!.pendingUsage ?? null).toBeNull();
+        // Both are counted: the idle alarm sends nothing, and the record keeps neither.
+        await slots.tidy();
+        expect(tenants.sent).toHaveLength(3);
+        expect(store.record()!.usageBatch ?? null).toBeNull();
       });
       expect(await today(tenant)).toEqual({ turns: 2, input_tokens: 15 });
     });
@@ -113,7 +147,7 @@ describe("usage batches", () => {
       expect(retries).toBe(1);
       expect(store.record()!.usageBatch?.delta).toMatchObject({ turns: 1, inputTokens: 10 });
       // What the alarm does once the session is idle: no prompt comes, and the usage is counted anyway.
-      await slots.sendUsage();
+      await slots.tidy();
       expect(store.record()!.usageBatch ?? null).toBeNull();
       expect(retries).toBe(1);
     });
@@ -128,9 +162,10 @@ describe("usage batches", () => {
       await oneTurn(new SessionSlots(tenants.env, store), 10);
       // A new instance over the same storage, as after an eviction.
       const restarted = new SessionSlots(tenants.env, store);
-      await restarted.sendUsage();
+      await restarted.tidy();
       expect(store.record()!.usageBatch ?? null).toBeNull();
-      await new SessionSlots(tenants.env, store).sendUsage(); // nothing left to send
+      await new SessionSlots(tenants.env, store).tidy(); // nothing left to send
+      expect(tenants.sent).toHaveLength(2);
     });
     expect(await today(tenant)).toEqual({ turns: 1, input_tokens: 10 });
   });
