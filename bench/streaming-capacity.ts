@@ -14,6 +14,11 @@
  * The Worker's CPU (utime + stime of its workerd) per 1,000 deltas is printed
  * beside it; it is less sensitive to other load on the machine than the rate.
  *
+ * Beside it, in the same rounds and against the same mock, the reading floor
+ * (bench/lib/read-floor.ts): a bare Worker that only reads, decodes and parses
+ * the same stream; its deltas ÷ (last read − first read) is what this machine's
+ * workerd allows any service at all.
+ *
  * With BENCH_BASELINE_DIR (or `--baseline DIR`) both checkouts run at once, each
  * in its own `wrangler dev`, and trials alternate between them, so before and
  * after share the machine's load trial by trial.
@@ -23,6 +28,7 @@
 import type { WsAcpClient } from "./lib/acp-client.js";
 import { BASELINE_LABEL, checkouts, startServiceIn } from "./lib/baseline.js";
 import { isMain, runFigure, type FigureContext, type SummaryRow } from "./lib/figure.js";
+import { ReadFloor, type FloorRead } from "./lib/read-floor.js";
 import type { Service } from "./lib/service.js";
 import { fmt, summarize, table } from "./lib/stats.js";
 import { agentText, callFor, checkSeqs, initialize, isAgentChunk, newSession, nonce, runPrompt, sleep, tokenText } from "./lib/turns.js";
@@ -105,12 +111,27 @@ export async function measureStreamingCapacity(ctx: FigureContext): Promise<Summ
     targets.push({ label, dir, service, client, trials: [] });
   }
   ctx.log(`${trials} trials of ${deltas} deltas per checkout, the mock unpaced, one new session each${targets.length > 1 ? ", alternating checkouts" : ""}`);
+  const floor = await ReadFloor.start();
+  ctx.defer(() => floor.stop());
+  const floorReads: FloorRead[] = [];
+  const floorTrial = async (i: number, n: number): Promise<FloorRead> => {
+    const mock = targets[targets.length - 1]!.service.mock;
+    mock.setScript(`floor-${i}`, [{ tokens: n }]);
+    const read = await floor.read(mock.url, `floor-${i}`);
+    mock.reset();
+    if (read.deltas !== n) throw new Error(`reading floor, trial ${i}: ${read.deltas} deltas of ${n}`);
+    ctx.log(`  reading floor: trial ${i}: ${fmt(n / (read.ms / 1000), 0)} deltas/s (${read.reads} reads); ${fmt((read.cpuMs / n) * 1000)} ms Worker CPU per 1,000 deltas`);
+    await sleep(200);
+    return read;
+  };
   for (const t of targets) await runTrial(ctx, t, 0, Math.min(deltas, 2_000)); // warm-up, not counted
+  await floorTrial(0, Math.min(deltas, 2_000));
   for (let i = 1; i <= trials; i++) {
     for (const t of targets) {
       ctx.checkTime(`${t.label}trial ${i}`);
       t.trials.push(await runTrial(ctx, t, i, deltas));
     }
+    floorReads.push(await floorTrial(i, deltas));
   }
 
   const rows: SummaryRow[] = [];
@@ -150,6 +171,21 @@ export async function measureStreamingCapacity(ctx: FigureContext): Promise<Summ
       },
     );
   }
+  const floorRate = summarize(floorReads.map((r) => deltas / (r.ms / 1000)));
+  const floorCpu = summarize(floorReads.map((r) => (r.cpuMs / deltas) * 1000));
+  const floorReadsPer = summarize(floorReads.map((r) => r.reads / deltas));
+  lines.push(
+    ["reading floor: deltas/s, first → last read", String(floorRate.n), fmt(floorRate.min, 0), fmt(floorRate.p50, 0), fmt(floorRate.max, 0)],
+    ["reading floor: Worker CPU per 1,000 deltas (ms)", String(floorCpu.n), fmt(floorCpu.min), fmt(floorCpu.p50), fmt(floorCpu.max)],
+    ["reading floor: body reads per delta", String(floorReadsPer.n), fmt(floorReadsPer.min), fmt(floorReadsPer.p50), fmt(floorReadsPer.max)],
+  );
+  rows.push({
+    figure: "2b streaming capacity",
+    metric: `reading floor (a bare Worker that only reads and parses the stream): deltas/s, first → last read (median of ${floorRate.n})`,
+    value: `${fmt(floorRate.p50, 0)} (min ${fmt(floorRate.min, 0)}, max ${fmt(floorRate.max, 0)}); ${fmt(floorCpu.p50)} ms CPU per 1,000 deltas; ${fmt(floorReadsPer.p50)} reads per delta`,
+    target: "—",
+    status: "info",
+  });
   ctx.log();
   ctx.log(table(["what", "n", "min", "median", "max"], lines));
   return rows;
