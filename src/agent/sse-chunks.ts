@@ -21,6 +21,8 @@ export class StreamedError extends Error {
 
 type Parsed = ChatCompletionChunk & { error?: { message?: string } };
 
+const STREAM = { stream: true } as const;
+
 /** Every chunk, one at a time (as `sseBatches` reads them). */
 export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatCompletionChunk> {
   for await (const batch of sseBatches(body)) yield* batch;
@@ -37,7 +39,9 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      const piece = done ? decoder.decode() : decoder.decode(value, { stream: true });
+      // workerd hands over an empty read after each HTTP chunk of a streamed body (half of all reads): nothing to do.
+      if (!done && value.byteLength === 0) continue;
+      const piece = done ? decoder.decode() : decoder.decode(value, STREAM);
       // Normalise line endings, but keep a trailing "\r": its "\n" may be in the next read.
       buffer = piece.includes("\r") || buffer.endsWith("\r") ? (buffer + piece).replace(/\r\n|\r(?!$)/g, "\n") : buffer + piece;
       const batch: ChatCompletionChunk[] = [];
