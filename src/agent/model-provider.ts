@@ -16,12 +16,7 @@ export interface ModelRequest {
   signal: AbortSignal;
 }
 
-/**
- * Streamed content. `pieces`, when set, are several model deltas of one kind that arrived together (one body
- * read) and `text` is them joined: one generator step for all of them, since each step costs several microtask
- * turns. A consumer that shows deltas one by one goes through `pieces` in order.
- */
-export type ModelDelta = { type: "text" | "reasoning"; text: string; pieces?: readonly string[] };
+export type ModelDelta = { type: "text"; text: string } | { type: "reasoning"; text: string };
 
 export interface ModelToolCall {
   id: string;

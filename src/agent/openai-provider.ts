@@ -40,8 +40,7 @@ export class OpenAIProvider implements ModelProvider {
     let usage: ModelResult["usage"];
     try {
       if (!response.body) throw new Error("the model API answered without a body");
-      // One step per run of a kind in a body read (see `sseBatches`); the deltas stay apart in `pieces`.
-      const run = new DeltaRun();
+      // One step per body read (see `sseBatches`); each delta still goes on by itself, so coalescing stays the turn loop's.
       for await (const batch of sseBatches(response.body)) {
         for (const chunk of batch) {
           if (chunk.usage) {
@@ -52,45 +51,16 @@ export class OpenAIProvider implements ModelProvider {
           if (!choice) continue;
           const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
           const reasoning = delta.reasoning_content ?? delta.reasoning;
-          if (reasoning) {
-            const done = run.add("reasoning", reasoning);
-            if (done) yield done;
-          }
-          if (delta.content) {
-            const done = run.add("text", delta.content);
-            if (done) yield done;
-          }
+          if (reasoning) yield { type: "reasoning", text: reasoning };
+          if (delta.content) yield { type: "text", text: delta.content };
           for (const call of delta.tool_calls ?? []) calls.add(call);
           if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
         }
-        const done = run.take();
-        if (done) yield done;
       }
     } catch (err) {
       throw toProviderError(err, request.signal);
     }
     return { finishReason, toolCalls: calls.complete(), usage };
-  }
-}
-
-/** Consecutive deltas of one kind, handed on as one `ModelDelta` (with `pieces` when more than one). */
-class DeltaRun {
-  #type: ModelDelta["type"] = "text";
-  #pieces: string[] = [];
-
-  /** Adds a delta; returns the run it ended, if its kind differs. */
-  add(type: ModelDelta["type"], text: string): ModelDelta | undefined {
-    const ended = type === this.#type ? undefined : this.take();
-    this.#type = type;
-    this.#pieces.push(text);
-    return ended;
-  }
-
-  take(): ModelDelta | undefined {
-    const pieces = this.#pieces;
-    if (pieces.length === 0) return undefined;
-    this.#pieces = [];
-    return pieces.length === 1 ? { type: this.#type, text: pieces[0]! } : { type: this.#type, text: pieces.join(""), pieces };
   }
 }
 

@@ -194,10 +194,8 @@ async function streamOnce(
           return { text, result: next.value };
         }
         streamedAnything = true;
-        const { type, pieces } = next.value;
-        if (type === "text") text += next.value.text;
-        if (pieces) for (const piece of pieces) coalescer.push(type, piece);
-        else coalescer.push(type, next.value.text);
+        if (next.value.type === "text") text += next.value.text;
+        coalescer.push(next.value.type, next.value.text);
       }
     } catch (err) {
       coalescer.flush();

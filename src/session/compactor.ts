@@ -35,7 +35,7 @@ export async function compactHistory(ctx: TurnContext, provider: ModelProvider, 
     for (; !next.done; next = await stream.next()) {
       if (next.value.type !== "text") continue;
       summary += next.value.text;
-      if (native) for (const piece of next.value.pieces ?? [next.value.text]) emit({ sessionUpdate: "compaction_summary_chunk", compactionId, content: { type: "text", text: piece } });
+      if (native) emit({ sessionUpdate: "compaction_summary_chunk", compactionId, content: { type: "text", text: next.value.text } });
     }
     count(next.value.usage);
     if (!summary.trim()) throw new Error("the model returned an empty summary");
