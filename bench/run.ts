@@ -34,6 +34,8 @@ const FIGURES: FigureSpec[] = [
   { id: "1b", file: "bench/platform-floor.ts", title: "figure 1 against the platform floor", limitMs: 12 * 60_000 },
   { id: "1c", file: "bench/bundle.ts", title: "the Worker bundle: raw and gzip upload, by package", limitMs: 10 * 60_000 },
   { id: "2", file: "bench/streaming.ts", title: "streaming a 20,000-token answer", limitMs: 12 * 60_000 },
+  // BENCH_BASELINE_DIR=<another checkout> measures it too, trial by trial in the same run.
+  { id: "2b", file: "bench/streaming-capacity.ts", title: "streaming capacity of one session (deltas/s, unpaced model)", limitMs: 12 * 60_000 },
   { id: "3", file: "bench/concurrency.ts", title: "50/100/200 concurrent sessions", limitMs: 17 * 60_000 },
   { id: "4", file: "bench/history.ts", title: "session/load of 1,000 and 10,000 updates", limitMs: 17 * 60_000 },
   { id: "5", file: "bench/proxy.ts", title: "proxy memory and latency per frame", limitMs: 17 * 60_000 },

@@ -1,13 +1,13 @@
 /**
  * `ModelProvider` over the `openai` package, against any OpenAI-compatible
  * base URL. The package makes the request (auth, errors, abort); the stream is
- * read by `sseChunks`, and the body is built by `chatRequestBody`. Retries
+ * read by `sseBatches`, and the body is built by `chatRequestBody`. Retries
  * are the turn loop's job, so the client's own are off.
  */
 import OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { chatRequestBody } from "./chat-request-body.js";
-import { sseChunks, StreamedError } from "./sse-chunks.js";
+import { sseBatches, StreamedError } from "./sse-chunks.js";
 import {
   ProviderError,
   type FinishReason,
@@ -40,19 +40,22 @@ export class OpenAIProvider implements ModelProvider {
     let usage: ModelResult["usage"];
     try {
       if (!response.body) throw new Error("the model API answered without a body");
-      for await (const chunk of sseChunks(response.body)) {
-        if (chunk.usage) {
-          // Some OpenAI-compatible servers leave a field out; a missing count is 0, never NaN.
-          usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+      // One step per body read (see `sseBatches`); each delta still goes on by itself, so coalescing stays the turn loop's.
+      for await (const batch of sseBatches(response.body)) {
+        for (const chunk of batch) {
+          if (chunk.usage) {
+            // Some OpenAI-compatible servers leave a field out; a missing count is 0, never NaN.
+            usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+          }
+          const choice = chunk.choices[0];
+          if (!choice) continue;
+          const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
+          const reasoning = delta.reasoning_content ?? delta.reasoning;
+          if (reasoning) yield { type: "reasoning", text: reasoning };
+          if (delta.content) yield { type: "text", text: delta.content };
+          for (const call of delta.tool_calls ?? []) calls.add(call);
+          if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
         }
-        const choice = chunk.choices[0];
-        if (!choice) continue;
-        const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
-        const reasoning = delta.reasoning_content ?? delta.reasoning;
-        if (reasoning) yield { type: "reasoning", text: reasoning };
-        if (delta.content) yield { type: "text", text: delta.content };
-        for (const call of delta.tool_calls ?? []) calls.add(call);
-        if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
       }
     } catch (err) {
       throw toProviderError(err, request.signal);

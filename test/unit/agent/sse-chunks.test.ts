@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseChunks, StreamedError } from "../../../src/agent/sse-chunks.js";
+import { sseBatches, sseChunks, StreamedError } from "../../../src/agent/sse-chunks.js";
 
 function body(...parts: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -74,5 +74,30 @@ describe("sseChunks", () => {
 
   it("throws a StreamedError for an error event", async () => {
     await expect(collect(body('data: {"error":{"message":"overloaded"}}\n\n'))).rejects.toThrow(StreamedError);
+  });
+});
+
+describe("sseBatches", () => {
+  const contents = (batch: unknown[]) => (batch as { choices: { delta: { content: string } }[] }[]).map((c) => c.choices[0]!.delta.content);
+
+  it("hands over every event one read completed as one batch, in order", async () => {
+    const batches: string[][] = [];
+    for await (const batch of sseBatches(body(`${event(1)}\n\n${event(2)}\n\n${event(3).slice(0, 9)}`, `${event(3).slice(9)}\n\n`))) batches.push(contents(batch));
+    expect(batches).toEqual([["t1", "t2"], ["t3"]]);
+  });
+
+  it("hands over the events before an error event of the same read, then throws", async () => {
+    const batches: string[][] = [];
+    const read = async () => {
+      for await (const batch of sseBatches(body(`${event(1)}\n\n${event(2)}\n\ndata: {"error":{"message":"overloaded"}}\n\n${event(3)}\n\n`))) batches.push(contents(batch));
+    };
+    await expect(read()).rejects.toThrow("overloaded");
+    expect(batches).toEqual([["t1", "t2"]]);
+  });
+
+  it("hands over the events before [DONE] of the same read, and none after it", async () => {
+    const batches: string[][] = [];
+    for await (const batch of sseBatches(body(`${event(1)}\n\ndata: [DONE]\n\n${event(2)}\n\n`))) batches.push(contents(batch));
+    expect(batches).toEqual([["t1"]]);
   });
 });
