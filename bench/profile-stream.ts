@@ -9,21 +9,10 @@
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import WebSocket from "ws";
 import { WsAcpClient } from "./lib/acp-client.js";
+import { openInspector, reportSelfTime, type Inspector, type Profile } from "./lib/cpu-profile.js";
 import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
-import { fmt, table } from "./lib/stats.js";
 import { initialize, newSession, nonce, runPrompt, sleep } from "./lib/turns.js";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const argValue = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -37,7 +26,7 @@ const service = await startService();
 try {
   const pid = findWorkerPid(service.server);
   if (pid === undefined) throw new Error("the Worker's workerd process was not found");
-  const inspector = await openInspector(pid);
+  const inspector = await workerdInspector(pid);
   const client = await WsAcpClient.open(service.wsUrl, TOKEN);
   await initialize(client);
   const warm = await newSession(client);
@@ -54,61 +43,20 @@ try {
   }
   const { profile } = (await inspector.call("Profiler.stop")) as { profile: Profile };
   if (out) writeFileSync(out, JSON.stringify(profile));
-  report(profile, (trials * deltas) / 1000);
+  reportSelfTime(profile, { per: (trials * deltas) / 1000, unit: "1,000 deltas", skip: ["(idle)"], title: "self time (idle left out)", files: 25, functions: 45 });
   await client.close();
   inspector.close();
 } finally {
   await service.stop();
 }
 
-function report(profile: Profile, kDeltas: number): void {
-  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
-  const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
-  let total = 0;
-  for (const [id, us] of selfUs) {
-    const frame = byNode.get(id)!.callFrame;
-    if (frame.functionName === "(idle)") continue;
-    total += us;
-    const file = frame.url.replace(/^.*\/(src|node_modules|packages)\//, "$1/") || "(native)";
-    const fn = `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}`;
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
-    byFile.set(file, (byFile.get(file) ?? 0) + us);
-  }
-  const rows = (m: Map<string, number>, k: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => [name, fmt(us / 1000 / kDeltas, 3), `${fmt((100 * us) / total, 1)} %`]);
-  console.log(`\nself time (idle left out): ${fmt(total / 1000 / kDeltas)} ms per 1,000 deltas\n`);
-  console.log(table(["file", "ms per 1,000 deltas", "share"], rows(byFile, 25)));
-  console.log();
-  console.log(table(["function", "ms per 1,000 deltas", "share"], rows(byFunction, 45)));
-}
-
-async function openInspector(pid: number): Promise<{ call(method: string, params?: object): Promise<unknown>; close(): void }> {
+/** workerd's own inspector: one of the ports the Worker's process listens on lists a target. */
+async function workerdInspector(pid: number): Promise<Inspector> {
   const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" }).split("\n").filter((line) => line.includes(`pid=${pid},`));
   for (const line of listening) {
     const port = /:(\d+)$/.exec(line.split(/\s+/)[3] ?? "")?.[1];
-    const targets = (await fetch(`http://127.0.0.1:${port}/json/list`).then((r) => (r.ok ? r.json() : []), () => [])) as { webSocketDebuggerUrl?: string }[];
-    const url = targets[0]?.webSocketDebuggerUrl;
-    if (!url) continue;
-    const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-    let next = 0;
-    const waiting = new Map<number, (result: unknown) => void>();
-    ws.on("message", (data) => {
-      const msg = JSON.parse(String(data)) as { id?: number; result?: unknown };
-      if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
-    });
-    return {
-      call: (method, params = {}) =>
-        new Promise((resolve) => {
-          const id = ++next;
-          waiting.set(id, resolve);
-          ws.send(JSON.stringify({ id, method, params }));
-        }),
-      close: () => ws.close(),
-    };
+    const inspector = await openInspector(`http://127.0.0.1:${port}/json/list`);
+    if (inspector) return inspector;
   }
   throw new Error(`no inspector found among the ports workerd ${pid} listens on`);
 }
