@@ -26,6 +26,36 @@ export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxCo
  * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
  * `wrangler dev` harness): their own project, so the unit project stays fast.
  */
+/**
+ * Workers files that share one runtime (project `workers-shared`, not isolated): short files whose tests
+ * assert only on state they create themselves (their own sessions, keys, people), so what earlier files
+ * left in the shared storage cannot change their answers. The rest (project `workers`) get a fresh
+ * runtime each: they list a tenant's sessions, restart objects, or run long turns that would slow
+ * the files after them.
+ */
+const SHARED_WORKERS_TESTS = [
+  "test/workers/delegation-outcomes.test.ts",
+  "test/workers/session-search-cjk.test.ts",
+  "test/workers/logout.test.ts",
+  "test/workers/api-keys.test.ts",
+  "test/workers/memory.test.ts",
+  "test/workers/tenant-ledger.test.ts",
+  "test/workers/tool-loop.test.ts",
+  "test/workers/people-usage.test.ts",
+  "test/workers/replay-paging.test.ts",
+  "test/workers/http-revocation.test.ts",
+  "test/workers/rest-errors.test.ts",
+  "test/workers/search-ranking.test.ts",
+  "test/workers/upstream-tunnel.test.ts",
+  "test/workers/usage-batches.test.ts",
+  "test/workers/prompt-arrival.test.ts",
+  "test/workers/log-page.test.ts",
+  "test/workers/no-model.test.ts",
+  "test/workers/origin-policy.test.ts",
+  "test/workers/session-slots.test.ts",
+  "test/workers/history-cache.test.ts",
+];
+
 const SUBPROCESS_TESTS = [
   "test/unit/scripts/deploy.test.ts",
   "test/unit/scripts/deploy-dry-run.test.ts",
@@ -40,6 +70,44 @@ export default defineConfig(async () => {
   await buildWeb();
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
+  /**
+   * The Worker's projects in workerd. An isolated project starts a new runtime per file and imports the
+   * Worker's module graph into it again (~5 s of CPU a file, ~20 s under load); `isolate: false` keeps one
+   * runtime per pool worker, so storage and Durable Objects live on from file to file.
+   */
+  const workersProject = (name: string, { isolate, include, exclude }: { isolate: boolean; include?: string[]; exclude?: string[] }) => ({
+    plugins: [
+      cloudflareTest({
+        // A copy of wrangler.toml with no `.dev.vars` beside it: a developer's file never reaches the tests.
+        wrangler: { configPath: hermeticWranglerConfig(import.meta.dirname) },
+        miniflare: {
+          bindings: {
+            OPENAI_BASE_URL: `${mock.url}/v1`,
+            OPENAI_API_KEY: "test-key",
+            HERMES_EDGE_TOKENS: TEST_TOKENS,
+            HERMES_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+            // Files share one tenant object per tenant, and turns left running by earlier tests hold slots.
+            HERMES_TENANT_LIMITS: TEST_TENANT_LIMITS,
+            HERMES_COALESCE_MS: "0",
+            HERMES_MAX_FRAME_BYTES: String(64 * 1024),
+            MOCK_URL: mock.url,
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    // wrangler.toml's [alias] (ajv stubbed out), which the pool does not apply: the same modules as the deployed bundle.
+    resolve: { alias: wranglerAliases(import.meta.dirname) },
+    test: {
+      name,
+      isolate,
+      sequence: { groupOrder: 1 },
+      include: include ?? ["test/workers/**/*.test.ts"],
+      exclude: [...(exclude ?? []), "**/node_modules/**"],
+      setupFiles: ["./test/workers/apply-migrations.ts"],
+      testTimeout: 20_000,
+    },
+  });
   return {
     test: {
       projects: [
@@ -73,37 +141,8 @@ export default defineConfig(async () => {
           // Not isolated either, for the same reason as unit.
           test: { name: "protocol", include: ["packages/protocol/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 }, isolate: false },
         },
-        {
-          plugins: [
-            cloudflareTest({
-              // A copy of wrangler.toml with no `.dev.vars` beside it: a developer's file never reaches the tests.
-              wrangler: { configPath: hermeticWranglerConfig(import.meta.dirname) },
-              miniflare: {
-                bindings: {
-                  OPENAI_BASE_URL: `${mock.url}/v1`,
-                  OPENAI_API_KEY: "test-key",
-                  HERMES_EDGE_TOKENS: TEST_TOKENS,
-                  HERMES_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-                  // Files share one tenant object per tenant, and turns left running by earlier tests hold slots.
-                  HERMES_TENANT_LIMITS: TEST_TENANT_LIMITS,
-                  HERMES_COALESCE_MS: "0",
-                  HERMES_MAX_FRAME_BYTES: String(64 * 1024),
-                  MOCK_URL: mock.url,
-                  TEST_MIGRATIONS: migrations,
-                },
-              },
-            }),
-          ],
-          // wrangler.toml's [alias] (ajv stubbed out), which the pool does not apply: the same modules as the deployed bundle.
-          resolve: { alias: wranglerAliases(import.meta.dirname) },
-          test: {
-            name: "workers",
-            sequence: { groupOrder: 1 },
-            include: ["test/workers/**/*.test.ts"],
-            setupFiles: ["./test/workers/apply-migrations.ts"],
-            testTimeout: 20_000,
-          },
-        },
+        workersProject("workers", { isolate: true, exclude: SHARED_WORKERS_TESTS }),
+        workersProject("workers-shared", { isolate: false, include: SHARED_WORKERS_TESTS }),
         {
           test: {
             name: "e2e",

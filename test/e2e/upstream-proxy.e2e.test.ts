@@ -36,7 +36,8 @@ beforeAll(async () => {
   ensureProxyBuilt();
   mock = await startMockOpenAI();
   server = await startDevServer({
-    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ACP_UPSTREAM_TIMEOUT_MS: "3000" },
+    // 10 s, not 3: under load (2 cores, load 9) the proxy-started fake agent took over 3 s to answer initialize, and five tests failed on it.
+    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ACP_UPSTREAM_TIMEOUT_MS: "10000" },
   });
 }, 180_000);
 
@@ -140,7 +141,7 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     await e.conn.agent.notify("session/cancel", { sessionId: e.sessionId });
     expect((await answer).stopReason).toBe("cancelled");
     await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
-    await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 3000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+    await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 10000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
   });
 
   it("runs a sub-agent on a proxy-hosted upstream through its parent: its <tool_call> reads a file through the editor, and the parent's turn completes", async () => {
