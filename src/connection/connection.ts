@@ -58,8 +58,8 @@ export class Connection {
   readonly state: ConnectionStateStore;
   readonly index: SessionIndex;
   readonly shares: ShareStore;
-  /** Sessions this connection's user owns (found so once; a user's ownership never changes). */
   #id: string | undefined;
+  /** Sessions this connection's user owns (found so once; a user's ownership never changes). */
   readonly #owned = new Set<string>();
   readonly #stubs = new Map<string, DurableObjectStub<SessionRpc>>();
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */

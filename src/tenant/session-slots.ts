@@ -162,7 +162,7 @@ export class SessionSlots {
 
   /**
    * The batch to send: one sent before and not confirmed, or else the pending
-   * usage under a new id. `with` is written in the same write (there is one
+   * usage under a new id. `alongside` is written in the same write (there is one
    * only when there is something to write).
    */
   #nextBatch(alongside: Partial<SessionRecord> = {}): UsageBatch | undefined {
