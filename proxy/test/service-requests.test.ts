@@ -52,7 +52,11 @@ describe("the service's requests across a reconnect", () => {
     expect(fx.service.ignoredAnswers).toEqual([]);
     expect(copiesOf(p.messages, "hermes:perm:2")).toHaveLength(1);
     const order = fx.service.received.filter((r) => r.connectionId === "conn-2").map((r) => r.message["method"] ?? r.message["id"]);
-    expect(order).toEqual(["initialize", "session/resume", "hermes:perm:2"]);
+    expect(order.slice(0, 3)).toEqual(["initialize", "session/resume", "hermes:perm:2"]);
+    // The service's copy of the request, sent as it answers session/resume, may reach the proxy after the held
+    // answer went out: the proxy then sends the answer once more (a service restarted since may ask only now),
+    // and the service, already answered, ignores it.
+    expect(order.slice(3).every((entry) => entry === "hermes:perm:2") && order.length <= 4).toBe(true);
   });
 
   it("keeps an answer given during an outage past --give-up-after, and delivers it once the service is back", async () => {
