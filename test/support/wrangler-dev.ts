@@ -12,7 +12,8 @@
  * @module
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -70,6 +71,7 @@ const STOP_GRACE_MS = 5_000;
 
 /** Wrangler's CLI from this repo's node_modules: faster than `npx` and one process fewer. */
 const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+const WRANGLER_VERSION = (JSON.parse(readFileSync(join(dirname(WRANGLER_BIN), "..", "package.json"), "utf8")) as { version: string }).version;
 
 /** Process groups still running, killed if the test process exits without stop(). */
 const liveGroups = new Set<number>();
@@ -145,6 +147,37 @@ export function applyMigrations(cwd: string, database: string, persistDir: strin
       fail(new Error(`wrangler d1 migrations apply ${database} failed (${error.code ?? error.signal}):\n${output}`));
     });
   });
+}
+
+/**
+ * Migrates a new persistDir by copying a template that `applyMigrations` built once. One
+ * `wrangler d1 migrations apply` costs ~10 s of CPU (it starts its own workerd), more than the
+ * `wrangler dev` it precedes; the template is keyed on everything that decides its contents
+ * (wrangler's version, wrangler.toml, the migrations' .sql files, which are all wrangler applies), so a change to any of them builds a new one.
+ * A persistDir that already holds D1 state is migrated in place, as before.
+ */
+export async function migratePersistDir(cwd: string, database: string, persistDir: string): Promise<void> {
+  if (existsSync(join(persistDir, "v3", "d1"))) return applyMigrations(cwd, database, persistDir);
+  cpSync(await migratedTemplate(cwd, database), persistDir, { recursive: true });
+}
+
+async function migratedTemplate(cwd: string, database: string): Promise<string> {
+  const hash = createHash("sha256").update(WRANGLER_VERSION).update(database).update(readFileSync(join(cwd, "wrangler.toml")));
+  const migrations = join(cwd, "migrations");
+  for (const name of readdirSync(migrations).filter((n) => n.endsWith(".sql")).sort()) hash.update(name).update(readFileSync(join(migrations, name)));
+  const template = join(tmpdir(), `hermes-edge-d1-${hash.digest("hex").slice(0, 16)}`);
+  if (existsSync(template)) return template;
+  // Built aside and renamed into place, so a file running beside this one never copies half a template.
+  const building = mkdtempSync(`${template}-building-`);
+  try {
+    await applyMigrations(cwd, database, building);
+    rmSync(join(building, "wrangler-logs"), { recursive: true, force: true });
+    renameSync(building, template);
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(template)) throw error; // else another process won the rename
+  }
+  return template;
 }
 
 interface Running {
@@ -247,7 +280,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
 
   let current: Running | undefined;
   try {
-    if (opts.migrate !== false) await applyMigrations(cwd, opts.database ?? "hermes-edge", persistDir);
+    if (opts.migrate !== false) await migratePersistDir(cwd, opts.database ?? "hermes-edge", persistDir);
     current = await launch();
   } catch (error) {
     removeOwnDir();
