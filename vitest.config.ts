@@ -163,6 +163,10 @@ export default defineConfig(async () => {
             testTimeout: 90_000,
             hookTimeout: 120_000,
             fileParallelism: false,
+            // One worker for all files, so they share one mock, `wrangler dev` and Chromium
+            // (test/browser/support/shared-rig.ts): ~8 s of CPU a file on two cores otherwise.
+            // Each file signs in as its own tenant and opens its own contexts and relay.
+            isolate: false,
           },
         },
       ],

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { serveBlankPage, type BlankPage } from "./support/blank-page.js";
-import { KEY, startWebRig, type WebRig } from "./support/web-session.js";
+import { startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 let allowed: BlankPage;
 let foreign: BlankPage;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("client-module");
   allowed = await serveBlankPage("localhost", "allowed integrator");
   foreign = await serveBlankPage("127.0.0.2", "foreign integrator");
 });
@@ -84,7 +84,7 @@ describe("the client module on another origin", () => {
     ]);
     const { page } = await rig.page();
     await page.goto(allowed.origin);
-    const outcome = await runExample(page, rig.server.url, KEY, "write it [[mock:module-write]]");
+    const outcome = await runExample(page, rig.server.url, rig.key, "write it [[mock:module-write]]");
     expect(outcome).toEqual({
       ok: true,
       text: "Wrote a.txt.",
@@ -104,7 +104,7 @@ describe("the client module on another origin", () => {
   it("refuses a page from a foreign origin, and says which variable would allow it", async () => {
     const { page } = await rig.page();
     await page.goto(foreign.origin);
-    const outcome = await runExample(page, rig.server.url, KEY, "hi");
+    const outcome = await runExample(page, rig.server.url, rig.key, "hi");
     expect(outcome).toMatchObject({
       ok: false,
       name: "ConnectionRefusedError",
@@ -112,7 +112,7 @@ describe("the client module on another origin", () => {
       message: `The service refused this page's origin (${foreign.origin}): add it to HERMES_ALLOWED_ORIGINS on the service.`,
     });
     // What the browser could not read: the service's 403 names the variable too.
-    const res = await fetch(`${rig.server.url}/acp`, { headers: { Origin: foreign.origin, Authorization: `Bearer ${KEY}` } });
+    const res = await fetch(`${rig.server.url}/acp`, { headers: { Origin: foreign.origin, Authorization: `Bearer ${rig.key}` } });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain("add it to HERMES_ALLOWED_ORIGINS");
   });

@@ -13,7 +13,7 @@ import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } fro
 let rig: WebRig;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("dialogs");
 });
 
 afterAll(async () => {
@@ -46,7 +46,7 @@ describe("the permission dialog", () => {
   it("stays open however often Escape is pressed, and is answered by keyboard", async () => {
     rig.mock.setScript("dialog-escape", [writeStep("/workspace/escape.md"), { text: "Wrote it." }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Write it [[mock:dialog-escape]]");
     const dialog = page.getByRole("dialog", { name: "Write /workspace/escape.md" });
@@ -68,7 +68,7 @@ describe("the permission dialog", () => {
   it("tells a screen reader that the connection dropped while it is open, and the answer still goes", async () => {
     rig.mock.setScript("dialog-offline", [writeStep("/workspace/offline.md"), { text: "Wrote it offline." }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Write it [[mock:dialog-offline]]");
     const dialog = page.getByRole("dialog", { name: "Write /workspace/offline.md" });
@@ -84,13 +84,13 @@ describe("the permission dialog", () => {
   it("moves to another page of the session when this one drops, and closes here once the turn ended while this page was offline", async () => {
     rig.mock.setScript("dialog-away", [writeStep("/workspace/away.md"), { text: "Not written." }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Write while I am away [[mock:dialog-away]]");
     await page.getByRole("dialog", { name: "Write /workspace/away.md" }).waitFor();
     // Another browser, straight to the service (not through the relay), watches the same session.
     const other = (await rig.page()).page;
-    await signIn(other, `${rig.server.url}/`);
+    await signIn(other, `${rig.server.url}/`, rig.key);
     await other.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Write while I am away/ }).click();
     await other.getByText("Turn running").waitFor();
     expect(await other.getByRole("dialog").count()).toBe(0);
@@ -112,7 +112,7 @@ describe("two requests at once", () => {
     rig.mock.setScript("dialog-later-write", [writeStep("/workspace/later.md", { firstTokenDelayMs: 6000 }), { text: "Wrote it later." }]);
     rig.mock.setScript("dialog-ask", [{ toolCalls: [{ name: "clarify", arguments: { question: "Which colour?" } }] }, { text: "Blue it is." }]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Write later [[mock:dialog-later-write]]");
     await newSession(page);
@@ -167,7 +167,7 @@ describe("an Enter pressed twice to answer a dialog", () => {
     rig.mock.setScript("dialog-enter-allow", [writeStep("/workspace/enter.md", { firstTokenDelayMs: 1500 }), { text: "Wrote it." }]);
     rig.mock.setScript("dialog-enter-next", [{ text: "Next done." }]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await prompt(page).fill("Write it [[mock:dialog-enter-allow]]");
     await page.keyboard.press("Enter");
@@ -192,7 +192,7 @@ describe("an Enter pressed twice to answer a dialog", () => {
       { text: "Named." },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await prompt(page).fill("Ask me [[mock:dialog-enter-ask]]");
     await page.keyboard.press("Enter");

@@ -5,12 +5,12 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { KEY, newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("first-run");
 });
 
 afterAll(async () => {
@@ -36,7 +36,7 @@ describe("the prompt box", () => {
   it("takes a 1 MB line pasted with Ctrl+V within seconds, keeps it beside the box, types a key within 100 ms and sends it all", async () => {
     rig.mock.setScript("web-long-line", [{ text: "Got the blob." }]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const line = randomBytes(786_432).toString("base64");
     await page.evaluate((text) => navigator.clipboard.writeText(text), line);
@@ -72,7 +72,7 @@ describe("the prompt box", () => {
 
   it("keeps a small paste in the box, and a removed pasted text is not sent", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
     await page.evaluate((text) => navigator.clipboard.writeText(text), "small paste");
@@ -105,7 +105,7 @@ describe("the browser workspace", () => {
       { text: "Wrote it." },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page, CWD);
     const panel = page.getByRole("complementary", { name: "Workspace" });
     expect(await panel.locator("p code").first().innerText()).toBe(CWD);
@@ -133,7 +133,7 @@ describe("the browser workspace", () => {
       { text: "That is a folder." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await page.evaluate(async () => {
       const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("home%2Fdev%2Fproject", { create: true });
       await root.getDirectoryHandle("docs", { create: true });
@@ -157,8 +157,8 @@ describe("the browser workspace", () => {
 describe("signing in", () => {
   it("takes the tenant:token pair as .dev.vars writes it", async () => {
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url, `web:${KEY}`);
-    expect(await page.evaluate(() => sessionStorage.getItem("hermes-edge.key"))).toBe(KEY);
+    await signIn(page, rig.url, `${rig.tenant}:${rig.key}`);
+    expect(await page.evaluate(() => sessionStorage.getItem("hermes-edge.key"))).toBe(rig.key);
     expect(errors).toEqual([]);
   });
 
@@ -188,7 +188,7 @@ describe("signing in", () => {
 describe("the layout", () => {
   it("cuts a long title short of the Mode picker", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const long = `Refactor_${"the_whole_module_".repeat(12)}now`;
     await page.getByRole("textbox", { name: "Prompt", exact: true }).fill(long);
@@ -207,7 +207,7 @@ describe("the layout", () => {
   it("calls a session without a title the same in the list and the header, and leaves no trail of empty ones", async () => {
     rig.mock.setScript("web-litter", [{ text: "Done." }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     const items = page.getByRole("list", { name: "Sessions" }).getByRole("listitem");
     const before = await items.count();
     for (let i = 0; i < 3; i++) await newSession(page, "/litter");

@@ -10,7 +10,7 @@ import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } fro
 let rig: WebRig;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("questions");
 });
 
 afterAll(async () => {
@@ -32,7 +32,7 @@ describe("questions from the agent (clarify)", () => {
       { text: "SQLite it is." },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Set up storage [[mock:web-ask]]");
     const dialog = page.getByRole("dialog", { name: "Which database should I use?" });
@@ -73,7 +73,7 @@ describe("questions from the agent (clarify)", () => {
       { text: "I will pick a name myself." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Name it [[mock:web-decline]]");
     const dialog = page.getByRole("dialog", { name: "What should the service be called?" });
@@ -90,7 +90,7 @@ describe("questions from the agent (clarify)", () => {
       { text: "Named." },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Name the cache [[mock:web-blank]]");
     const dialog = page.getByRole("dialog", { name: "What is the cache called?" });
@@ -111,13 +111,13 @@ describe("questions from the agent (clarify)", () => {
   it("closes the dialog when the service withdraws the question (the turn is cancelled elsewhere)", async () => {
     rig.mock.setScript("web-withdraw", [{ toolCalls: [{ name: "clarify", arguments: { question: "Withdraw me?", choices: ["Yes"] } }] }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Ask and wait [[mock:web-withdraw]]");
     await page.getByRole("dialog", { name: "Withdraw me?" }).waitFor();
     // Another browser opens the same session and cancels its turn: the service sends $/cancel_request.
     const other = (await rig.page()).page;
-    await signIn(other, rig.url);
+    await signIn(other, rig.url, rig.key);
     await other.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Ask and wait/ }).click();
     await other.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.getByRole("dialog").waitFor({ state: "detached" });

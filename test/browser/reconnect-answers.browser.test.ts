@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { serveBlankPage, type BlankPage } from "./support/blank-page.js";
-import { KEY, startWebRig, type WebRig } from "./support/web-session.js";
+import { startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 let blank: BlankPage;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("reconnect-answers");
   blank = await serveBlankPage("localhost", "reconnecting integrator");
 });
 
@@ -84,7 +84,7 @@ const SETUP = `async ({ service, relay, key, prompt, gateSecond }) => {
 async function start(page: Page, script: string, gateSecond: boolean): Promise<void> {
   rig.mock.setScript(script, [{ toolCalls: [{ name: "write_file", arguments: { path: "/project/a.txt", content: "new\n" } }] }, { text: "Wrote it." }]);
   await page.goto(blank.origin);
-  const args = { service: rig.server.url, relay: `ws://127.0.0.1:${rig.cutter.port}/acp`, key: KEY, prompt: `write it [[mock:${script}]]`, gateSecond };
+  const args = { service: rig.server.url, relay: `ws://127.0.0.1:${rig.cutter.port}/acp`, key: rig.key, prompt: `write it [[mock:${script}]]`, gateSecond };
   await page.evaluate(`(${SETUP})(${JSON.stringify(args)})`);
 }
 
@@ -154,7 +154,7 @@ describe("a request the service withdraws", () => {
   it("is forgotten by the page's table of the service's requests: a later request under its id is asked, not taken for a copy", async () => {
     const { page } = await rig.page();
     await page.goto(blank.origin);
-    await page.evaluate(`(${TAPPED})(${JSON.stringify({ service: rig.server.url, key: KEY })})`);
+    await page.evaluate(`(${TAPPED})(${JSON.stringify({ service: rig.server.url, key: rig.key })})`);
     const counts = () => page.evaluate("({ asks: window.__w.asks, withdrawn: window.__w.withdrawn })");
     const ask = {
       jsonrpc: "2.0",

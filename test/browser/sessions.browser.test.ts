@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentText, connectSdk, type SdkClient } from "../e2e/sdk-client.js";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, KEY, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 const sdkClients: SdkClient[] = [];
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("sessions");
 });
 
 afterAll(async () => {
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function sdk(): Promise<SdkClient> {
-  const c = await connectSdk(rig.server.wsUrl, KEY);
+  const c = await connectSdk(rig.server.wsUrl, rig.key);
   sdkClients.push(c);
   await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   return c;
@@ -35,7 +35,7 @@ describe("multi-attach", () => {
     const editor = await sdk();
     const { sessionId } = await editor.agent.request("session/new", { cwd: "/workspace/shared", mcpServers: [] });
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     const answer = editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Driven elsewhere [[mock:web-watch]]" }] });
     await expect.poll(() => agentText(editor.updates, sessionId).includes("w3 ")).toBe(true);
 
@@ -62,7 +62,7 @@ describe("opening a session another client made", () => {
     const { sessionId } = await editor.agent.request("session/new", { cwd: "/workspace/roots", additionalDirectories: ["/workspace/lib"], mcpServers: [] } as never);
     await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Made with two roots [[mock:web-roots]]" }] });
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await page.getByRole("button", { name: "Refresh sessions" }).click();
     await page.getByRole("list", { name: "Sessions", exact: true }).getByRole("button", { name: /Made with two roots/ }).click();
     await page.locator(".msg-user").first().waitFor();
@@ -81,7 +81,7 @@ describe("the session list", () => {
       made.push(sessionId);
     }
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     const list = page.getByRole("list", { name: "Sessions", exact: true });
     const names = () => list.locator(".session-name").allInnerTexts();
     await expect.poll(async () => (await names()).slice(0, 3)).toEqual(["hello from /srv/alpha #2", "hello from /srv/beta #1", "hello from /srv/alpha #0"]);
@@ -96,7 +96,7 @@ describe("the session list", () => {
 
   it("explains a working directory the service refuses", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSessionExpectingError(page, "relative/path");
     expect(await page.getByRole("alert").innerText()).toMatch(/^Could not start a session in "relative\/path": /);
   });
@@ -111,7 +111,7 @@ async function newSessionExpectingError(page: import("playwright-core").Page, cw
 describe("the prompt box", () => {
   it("completes slash commands from the session's available commands", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
     await prompt.fill("/co");
@@ -146,13 +146,13 @@ describe("the prompt box", () => {
   it("is usable by keyboard alone: sign in, start a session, send", async () => {
     const { page } = await rig.page();
     await page.goto(rig.url);
-    await page.keyboard.type(KEY); // the key field has focus on load
+    await page.keyboard.type(rig.key); // the key field has focus on load
     await page.keyboard.press("Tab");
     await page.keyboard.press("Space"); // Remember this browser
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter"); // Sign in
     await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
-    expect(await page.evaluate(() => localStorage.getItem("hermes-edge.key"))).toBe(KEY);
+    expect(await page.evaluate(() => localStorage.getItem("hermes-edge.key"))).toBe(rig.key);
     await page.getByLabel("Working directory", { exact: true }).focus();
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New session");
@@ -178,7 +178,7 @@ describe("rendering a turn", () => {
     rig.mock.setScript("web-child-a", [{ toolCalls: [{ name: "read_file", arguments: { path: "/workspace/notes.md" } }] }, { text: "The notes say hello." }]);
     rig.mock.setScript("web-child-b", [{ text: "hi" }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await page.locator("aside.workspace input[type=file]").setInputFiles({ name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("hello\n") });
     await newSession(page);
     await send(page, "[[mock:web-parent]] plan, then delegate");

@@ -5,14 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, send, SHARING_PEOPLE, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
-const ADA = "tok-ada-web";
-const BOB = "tok-bob-web";
+const { ada: ADA, bob: BOB } = SHARING_PEOPLE;
 let rig: WebRig;
 
 beforeAll(async () => {
-  rig = await startWebRig({ HERMES_EDGE_TOKENS: `web:tok-web,web/ada:${ADA},web/bob:${BOB}` });
+  rig = await startWebRig("sharing");
 });
 
 afterAll(async () => {

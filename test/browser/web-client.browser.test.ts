@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, KEY, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 
 beforeAll(async () => {
-  rig = await startWebRig();
+  rig = await startWebRig("web-client");
 });
 
 afterAll(async () => {
@@ -33,13 +33,13 @@ describe("signing in", () => {
 
   it("keeps the key in sessionStorage, or in localStorage when asked to remember this browser", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
-    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([KEY, null]);
+    await signIn(page, rig.url, rig.key);
+    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([rig.key, null]);
     await page.reload();
     await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
-    await signIn(page, rig.url, KEY, true);
-    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([null, KEY]);
+    await signIn(page, rig.url, rig.key, true);
+    expect(await page.evaluate(() => [sessionStorage.getItem("hermes-edge.key"), localStorage.getItem("hermes-edge.key")])).toEqual([null, rig.key]);
     expect(page.url()).toBe(rig.url);
   });
 });
@@ -50,7 +50,7 @@ describe("a session", () => {
       { reasoning: "Thinking about greetings.", chunks: ["## Hello", " from the edge\n\n", "Some **bold** text and `code`."], chunkDelayMs: 30 },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Say hello [[mock:web-stream]]");
     await page.getByRole("heading", { name: "Hello from the edge" }).waitFor();
@@ -71,7 +71,7 @@ describe("prompts with images and settings", () => {
   it("sends an attached image as an image block", async () => {
     rig.mock.setScript("web-image", [{ text: "A tiny image." }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await page.locator(".prompt-box input[type=file]").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
     await page.getByRole("list", { name: "Attached images" }).getByRole("img", { name: "dot.png" }).waitFor();
@@ -88,7 +88,7 @@ describe("prompts with images and settings", () => {
 
   it("switches the mode with the session's config picker", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const mode = page.getByRole("combobox", { name: "Mode", exact: true });
     await mode.selectOption({ label: "Read only" });
@@ -117,7 +117,7 @@ describe("the browser workspace", () => {
     await page.evaluate(async () => {
       await (await navigator.storage.getDirectory()).getFileHandle("workspace", { create: true });
     });
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     const alert = page.locator("aside.workspace").getByRole("alert");
     await alert.waitFor();
     expect(await alert.locator("p").innerText()).toBe(
@@ -144,7 +144,7 @@ describe("the browser workspace", () => {
       { text: "I rewrote `notes.md`." },
     ]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await uploadNotes(page, "# Notes\n\nold line\n");
     await newSession(page);
     await send(page, "Rewrite my notes [[mock:web-write]]");
@@ -187,7 +187,7 @@ describe("the browser workspace", () => {
       { text: "Read them." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await page.evaluate(async () => {
       const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace", { create: true });
       await root.getDirectoryHandle("docs", { create: true });
@@ -208,7 +208,7 @@ describe("the browser workspace", () => {
       { text: "Could not write it." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await uploadNotes(page, "keep me\n");
     await newSession(page);
     await send(page, "Write below the notes [[mock:web-write-below-file]]");
@@ -223,7 +223,7 @@ describe("the browser workspace", () => {
 
   it("creates a new file, but neither replaces one that exists nor takes a name the browser cannot store", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await uploadNotes(page, "keep me\n");
     const name = page.getByLabel("New file", { exact: true });
     const create = page.getByRole("button", { name: "Create file", exact: true });
@@ -249,7 +249,7 @@ describe("the browser workspace", () => {
       { text: "Rewrote it." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await uploadNotes(page, "before\n");
     const files = page.getByRole("list", { name: "Workspace files" });
     await files.getByRole("button", { name: "notes.md", exact: true }).click();
@@ -270,7 +270,7 @@ describe("the browser workspace", () => {
       { text: "Understood, I left it." },
     ]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await uploadNotes(page, "keep me\n");
     await newSession(page);
     await send(page, "Overwrite my notes [[mock:web-deny]]");
@@ -288,7 +288,7 @@ describe("turns", () => {
   it("cancels a running turn", async () => {
     rig.mock.setScript("web-cancel", [{ chunks: words(400), chunkDelayMs: 40 }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Talk for a long time [[mock:web-cancel]]");
     await expect.poll(async () => (await agentMessages(page)).join("").includes("w3 ")).toBe(true);
@@ -304,7 +304,7 @@ describe("turns", () => {
   it("shows a prompt sent during a turn as queued, then runs it", async () => {
     rig.mock.setScript("web-queue", [{ chunks: words(40), chunkDelayMs: 40 }]);
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "First [[mock:web-queue]]");
     await expect.poll(async () => (await agentMessages(page)).join("").includes("w2 ")).toBe(true);
@@ -322,7 +322,7 @@ describe("turns", () => {
     const all = words(60);
     rig.mock.setScript("web-cut", [{ chunks: all, chunkDelayMs: 50 }]);
     const { page, errors } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     await send(page, "Stream through a network failure [[mock:web-cut]]");
     await expect.poll(async () => (await agentMessages(page)).join("").includes("w5 ")).toBe(true);
@@ -344,7 +344,7 @@ describe("turns", () => {
 describe("bad input", () => {
   it("refuses a 5 MB pasted prompt with the frame limit's message, and stays usable", async () => {
     const { page } = await rig.page();
-    await signIn(page, rig.url);
+    await signIn(page, rig.url, rig.key);
     await newSession(page);
     const big = "x".repeat(5 * 1024 * 1024);
     await page.evaluate((text) => navigator.clipboard.writeText(text), big);

@@ -1,48 +1,74 @@
 /**
- * One wrangler dev + mock model + Chromium for a browser test file, and the
- * steps the tests share (sign in, start a session, send a prompt), all done
- * through the page's accessible names as a person would.
+ * A browser test file's share of the rig (shared-rig.ts: one mock model,
+ * `wrangler dev` and Chromium for all files), and the steps the tests share
+ * (sign in, start a session, send a prompt), all done through the page's
+ * accessible names as a person would.
  * @module
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startMockOpenAI, type MockOpenAI } from "../../support/mock-openai.js";
-import { startDevServer, type DevServer } from "../../support/wrangler-dev.js";
-import { launchChromium } from "./chromium.js";
+import type { BrowserContext, Page } from "playwright-core";
+import type { MockOpenAI, MockStep } from "../../support/mock-openai.js";
+import type { DevServer } from "../../support/wrangler-dev.js";
+import { sharedRig } from "./shared-rig.js";
 import { startTcpCutter, type TcpCutter } from "./tcp-cutter.js";
 
-export const KEY = "tok-web";
+/** The browser test files: each signs in as its own tenant, so one file's session list never shows another's sessions. */
+export type RigFile = "web-client" | "dialogs" | "first-run" | "questions" | "reconnect-answers" | "sessions" | "sharing" | "client-module";
+
+const FILES: readonly RigFile[] = ["web-client", "dialogs", "first-run", "questions", "reconnect-answers", "sessions", "sharing", "client-module"];
+
+/** The people of sharing's tenant (`web-sharing/ada`, `web-sharing/bob`), by token. */
+export const SHARING_PEOPLE = { ada: "tok-ada-web", bob: "tok-bob-web" } as const;
+
+const tenantOf = (file: RigFile) => `web-${file}`;
+const keyOf = (file: RigFile) => `tok-web-${file}`;
+
+/** Every file's tenant and key in one list, so all files share one var set and so one `wrangler dev`. */
+const TOKENS = [
+  ...FILES.map((file) => `${tenantOf(file)}:${keyOf(file)}`),
+  ...Object.entries(SHARING_PEOPLE).map(([user, token]) => `${tenantOf("sharing")}/${user}:${token}`),
+].join(",");
+
+const VARS = { OPENAI_API_KEY: "browser-key", HERMES_EDGE_TOKENS: TOKENS, HERMES_MODEL: "mock-model" };
 
 export interface WebRig {
-  mock: MockOpenAI;
-  server: DevServer;
+  /** This file's tenant, e.g. `web-dialogs`. */
+  tenant: string;
+  /** The tenant's key (a token from HERMES_EDGE_TOKENS). */
+  key: string;
+  /** The shared mock, its scripts and calls forgotten when this file started. */
+  mock: Pick<MockOpenAI, "url" | "setScript" | "calls">;
+  server: Pick<DevServer, "url" | "wsUrl" | "port">;
+  /** This file's own relay: a cut drops only this file's connections. */
   cutter: TcpCutter;
-  browser: Browser;
   /** The page's address: through the relay, so tests can cut its sockets. */
   url: string;
   /** A fresh browser profile (its own storage and OPFS) with one page, console errors collected. */
   page(): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
+  /** Closes what this file opened (its browser contexts and relay); the shared rig lives on. */
   stop(): Promise<void>;
 }
 
-export async function startWebRig(vars: Record<string, string> = {}): Promise<WebRig> {
-  const mock = await startMockOpenAI();
-  const server = await startDevServer({
-    vars: {
-      OPENAI_BASE_URL: `${mock.url}/v1`,
-      OPENAI_API_KEY: "browser-key",
-      HERMES_EDGE_TOKENS: `web:${KEY}`,
-      HERMES_MODEL: "mock-model",
-      ...vars,
-    },
-  });
+export async function startWebRig(file: RigFile): Promise<WebRig> {
+  const { mock, server, browser, scriptKeys } = await sharedRig(VARS);
+  mock.reset();
   const cutter = await startTcpCutter(server.port);
-  const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
   return {
-    mock,
+    tenant: tenantOf(file),
+    key: keyOf(file),
+    mock: {
+      url: mock.url,
+      setScript(key: string, steps: MockStep[]) {
+        const owner = scriptKeys.get(key);
+        // A turn an earlier file left running would take this file's steps for the same key.
+        if (owner !== undefined && owner !== file) throw new Error(`mock script key "${key}" is already used by ${owner}.browser.test.ts: pick another`);
+        scriptKeys.set(key, file);
+        mock.setScript(key, steps);
+      },
+      calls: (key) => mock.calls(key),
+    },
     server,
     cutter,
-    browser,
     url: `http://127.0.0.1:${cutter.port}/`,
     async page() {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
@@ -55,15 +81,12 @@ export async function startWebRig(vars: Record<string, string> = {}): Promise<We
     },
     async stop() {
       for (const c of contexts) await c.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
       await cutter.close();
-      await server.stop();
-      await mock.close();
     },
   };
 }
 
-export async function signIn(page: Page, url: string, key = KEY, remember = false): Promise<void> {
+export async function signIn(page: Page, url: string, key: string, remember = false): Promise<void> {
   await page.goto(url);
   await page.getByLabel("Service key", { exact: true }).fill(key);
   if (remember) await page.getByLabel("Remember this browser").check();
