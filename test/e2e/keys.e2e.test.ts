@@ -10,22 +10,23 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import type { DevServer } from "../support/wrangler-dev.js";
+import { SHARED_ADMIN_TOKEN as ADMIN, useE2eService } from "./e2e-service.js";
 import { connectSdk } from "./sdk-client.js";
 
-const ADMIN = "e2e-admin-token";
+const TOKEN = "tok-keys-e2e";
 const ROOT = resolve(import.meta.dirname, "../..");
+const e2e = useE2eService(TOKEN);
 let server: DevServer;
 let cwd: string;
 
-beforeAll(async () => {
-  server = await startDevServer({ vars: { HERMES_EDGE_TOKENS: "e2e:tok-e2e", HERMES_ADMIN_TOKEN: ADMIN } });
+beforeAll(() => {
+  server = e2e.server;
   cwd = mkdtempSync(join(tmpdir(), "hermes-keys-cli-"));
-  writeFileSync(join(cwd, ".dev.vars"), `HERMES_EDGE_TOKENS=e2e:tok-e2e\nHERMES_ADMIN_TOKEN=${ADMIN}\n`);
+  writeFileSync(join(cwd, ".dev.vars"), `HERMES_EDGE_TOKENS=e2e-keys:${TOKEN}\nHERMES_ADMIN_TOKEN=${ADMIN}\n`);
 });
 
-afterAll(async () => {
-  await server?.stop();
+afterAll(() => {
   if (cwd) rmSync(cwd, { recursive: true, force: true });
 });
 
@@ -75,6 +76,7 @@ describe("keys per user", () => {
     expect(bad.code).toBe(1);
 
     const editor = await connectSdk(server.wsUrl, ada.key);
+    e2e.clients.push(editor);
     await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await editor.agent.request("session/new", { cwd: "/work/crew", mcpServers: [] });
     const rest = (path: string, token: string, init: RequestInit = {}) =>
@@ -85,6 +87,7 @@ describe("keys per user", () => {
     const seen = (await (await rest(`/v1/sessions/${sessionId}`, bob.key)).json()) as { _meta: { hermes: { access: unknown } } };
     expect(seen._meta.hermes.access).toEqual({ owner: "ada", role: "viewer" });
     const viewer = await connectSdk(server.wsUrl, bob.key);
+    e2e.clients.push(viewer);
     await viewer.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     await viewer.agent.request("session/load", { sessionId, cwd: "/work/crew", mcpServers: [] });
     await expect(viewer.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })).rejects.toMatchObject({ code: -32001, data: { reason: "read_only" } });
@@ -144,10 +147,12 @@ describe("npm run keys against wrangler dev", () => {
   });
 
   it("answers repeated failed authentications from one address with 429 (the rate-limiting binding under wrangler dev)", async () => {
+    // From an address of its own: wrangler dev keeps the CF-Connecting-IP a client sends (on Cloudflare the edge sets it),
+    // so other files' failed authentications on the shared server do not count against this limit, nor these against theirs.
     let limited: Response | undefined;
     const statuses: number[] = [];
     for (let i = 0; i < 25 && !limited; i++) {
-      const res = await fetch(`${server.url}/v1/sessions`, { headers: { Authorization: "Bearer wrong-token" } });
+      const res = await fetch(`${server.url}/v1/sessions`, { headers: { Authorization: "Bearer wrong-token", "CF-Connecting-IP": "192.0.2.2" } });
       statuses.push(res.status);
       if (res.status === 429) limited = res;
       else await res.body?.cancel();

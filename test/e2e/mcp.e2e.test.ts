@@ -13,14 +13,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { freePort, startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import type { MockOpenAI } from "../support/mock-openai.js";
+import { freePort, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
-import { e2eVars } from "./e2e-service.js";
+import { SHARED_MCP_CALL_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
 
 const TOKEN = "tok-mcp-e2e";
-const CALL_TIMEOUT_MS = 2_000;
+// The shared server's (HERMES_MCP_CALL_TIMEOUT_MS, with HERMES_ALLOW_PRIVATE_MCP=1 for server-everything on
+// loopback): short, as the progress tests run in seconds; every other call here answers at once.
+const CALL_TIMEOUT_MS = SHARED_MCP_CALL_TIMEOUT_MS;
+const e2e = useE2eService(TOKEN);
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -38,16 +41,13 @@ const clients: SdkClient[] = [];
 
 beforeAll(async () => {
   ensureProxyBuilt();
-  mock = await startMockOpenAI();
+  mock = e2e.mock;
+  server = e2e.server;
   const [httpPort, ssePort] = [await freePort(), await freePort()];
   everythingHttp = await startEverything("streamableHttp", httpPort);
   everythingSse = await startEverything("sse", ssePort);
   everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
   everythingSseUrl = `http://127.0.0.1:${ssePort}/sse`;
-  server = await startDevServer({
-    // A short MCP call timeout (its progress test runs in seconds); every other call here answers at once.
-    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ALLOW_PRIVATE_MCP: "1", HERMES_MCP_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) },
-  });
 }, 180_000);
 
 /** server-everything in one of its HTTP modes on `port`, once it listens. */
@@ -67,11 +67,9 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
-afterAll(async () => {
+afterAll(() => {
   everythingHttp?.kill("SIGKILL");
   everythingSse?.kill("SIGKILL");
-  await server?.stop();
-  await mock?.close();
 });
 
 /** A real folder: the proxy starts stdio servers in the session's cwd on this machine. */

@@ -10,43 +10,33 @@
  */
 import { spawn } from "node:child_process";
 import { RequestError, type ClientCapabilities } from "@agentclientprotocol/sdk";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAME, AGENT_VERSION } from "../../src/acp/capabilities.js";
-import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import type { MockOpenAI } from "../support/mock-openai.js";
+import { freePort, type DevServer } from "../support/wrangler-dev.js";
 import { CLI, ensureProxyBuilt, isolatedEnv, startEditor as spawnEditor, type Editor, type Frame } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
-import { e2eVars } from "./e2e-service.js";
+import { useE2eService } from "./e2e-service.js";
 
 const TOKEN = "tok-proxy-e2e";
 const CWD = "/home/dev/project";
 
+// The shared server has no coalescing window (HERMES_COALESCE_MS=0): one session/update per model chunk, so a frame count lands mid-turn predictably.
+const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;
 let server: DevServer;
 const editors: Editor[] = [];
 const direct: SdkClient[] = [];
 
-
-beforeAll(async () => {
+beforeAll(() => {
   ensureProxyBuilt();
-  mock = await startMockOpenAI();
-  server = await startDevServer({
-    vars: {
-      ...e2eVars(mock.url, TOKEN),
-      // One session/update per model chunk, so a frame count lands mid-turn predictably.
-      HERMES_COALESCE_MS: "0",
-    },
-  });
+  mock = e2e.mock;
+  server = e2e.server;
 }, 180_000);
 
 afterEach(async () => {
   for (const e of editors.splice(0)) await e.kill();
   for (const c of direct.splice(0)) await c.close();
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await mock?.close();
 });
 
 function startEditor(args: string[], env?: Record<string, string>): Editor {
@@ -282,10 +272,11 @@ describe("hermes-edge-proxy between the official SDK client and wrangler dev", (
   });
 
   it("--check against a stopped service says unreachable and exits 1", async () => {
-    await server.stop();
-    const r = await runCheck(["--url", server.wsUrl], isolatedEnv({ HERMES_EDGE_TOKEN: TOKEN }));
+    // The shared server runs on for the files after this one: a stopped service leaves a port nothing listens on.
+    const stopped = `ws://127.0.0.1:${await freePort()}/acp`;
+    const r = await runCheck(["--url", stopped], isolatedEnv({ HERMES_EDGE_TOKEN: TOKEN }));
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`URL:     ${server.wsUrl} (from flag)`);
+    expect(r.stdout).toContain(`URL:     ${stopped} (from flag)`);
     expect(r.stdout).toMatch(/FAILED \(unreachable\)/);
     expect(r.stdout).not.toMatch(/^OK$/m);
   });

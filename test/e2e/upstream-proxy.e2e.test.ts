@@ -4,7 +4,7 @@
  * fake upstream agent (official SDK agent API, on stdio) and tunnels it to
  * `wrangler dev` as `_hermes/upstream/message`; sessions use it as `acp:fake`.
  */
-import { e2eVars } from "./e2e-service.js";
+import { SHARED_ACP_UPSTREAM_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { MockOpenAI } from "../support/mock-openai.js";
+import type { DevServer } from "../support/wrangler-dev.js";
 
 const TOKEN = "tok-upstream-proxy-e2e";
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -22,6 +22,7 @@ const PROXY_DIR = join(REPO_ROOT, "proxy");
 const CLI = join(PROXY_DIR, "dist", "cli.js");
 const FAKE = `"${process.execPath}" --import tsx test/support/fake-upstream-stdio.ts`;
 
+const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;
 let server: DevServer;
 const editors: { kill(): void }[] = [];
@@ -32,23 +33,17 @@ function ensureProxyBuilt(): void {
   execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureProxyBuilt();
-  mock = await startMockOpenAI();
-  server = await startDevServer({
-    // 10 s, not 3: under load (2 cores, load 9) the proxy-started fake agent took over 3 s to answer initialize, and five tests failed on it.
-    vars: { ...e2eVars(mock.url, TOKEN), HERMES_ACP_UPSTREAM_TIMEOUT_MS: "10000" },
-  });
+  mock = e2e.mock;
+  // Its HERMES_ACP_UPSTREAM_TIMEOUT_MS is 10 s, not 3: under load (2 cores, load 9) the proxy-started fake agent took over 3 s to answer initialize, and five tests failed on it.
+  server = e2e.server;
 }, 180_000);
 
 afterEach(() => {
   for (const e of editors.splice(0)) e.kill();
 });
 
-afterAll(async () => {
-  await server?.stop();
-  await mock?.close();
-});
 
 function isolatedEnv(extra: Record<string, string>): Record<string, string> {
   const home = mkdtempSync(join(tmpdir(), "hermes-upstream-proxy-"));
@@ -141,7 +136,7 @@ describe("proxy-hosted upstream ACP agents (--upstream)", () => {
     await e.conn.agent.notify("session/cancel", { sessionId: e.sessionId });
     expect((await answer).stopReason).toBe("cancelled");
     await expect.poll(() => e.events().some((x) => x.kind === "cancel"), { timeout: 5_000 }).toBe(true);
-    await expect(e.prompt("upstream:hang")).rejects.toThrow('upstream agent "fake" (acp:fake) failed: no answer within 10000 ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)');
+    await expect(e.prompt("upstream:hang")).rejects.toThrow(`upstream agent "fake" (acp:fake) failed: no answer within ${SHARED_ACP_UPSTREAM_TIMEOUT_MS} ms (HERMES_ACP_UPSTREAM_TIMEOUT_MS)`);
   });
 
   it("runs a sub-agent on a proxy-hosted upstream through its parent: its <tool_call> reads a file through the editor, and the parent's turn completes", async () => {
