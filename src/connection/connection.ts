@@ -65,6 +65,8 @@ export class Connection {
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
   readonly #inOrder = serialQueue();
   readonly #maxFrameBytes: number;
+  /** The open socket found last (see `#socket`); lost on hibernation, with the rest of memory. */
+  #ws: WebSocket | undefined;
   /** Set when the client speaks Streamable HTTP: frames go to SSE streams instead of a WebSocket. */
   link: ClientLink | undefined;
 
@@ -213,8 +215,11 @@ export class Connection {
     this.state.update({ sessions: this.state.get()!.sessions.filter((s) => s !== sessionId) });
   }
 
+  /** Kept while open: every delivery and every answer looks for it, and `getWebSockets` is a call into the runtime. */
   #socket(): WebSocket | undefined {
-    return this.ctx.getWebSockets().find((ws) => ws.readyState === WebSocket.OPEN);
+    if (this.#ws?.readyState === WebSocket.OPEN) return this.#ws;
+    this.#ws = this.ctx.getWebSockets().find((ws) => ws.readyState === WebSocket.OPEN);
+    return this.#ws;
   }
 }
 

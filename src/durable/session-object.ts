@@ -15,6 +15,7 @@ import type { CreateSessionInit } from "../session/create-session.js";
 import type { ForkSnapshot } from "../session/fork.js";
 import { Session } from "../session/session.js";
 import type { LogPage, OpenOptions, SessionHistory, SessionRpc } from "../session/session-rpc.js";
+import { connectionDeliver } from "./connection-deliver.js";
 import { answer, guarded, type EntryContext } from "./entry-point.js";
 import type { RpcOutcome } from "./rpc-outcome.js";
 
@@ -143,7 +144,7 @@ export class SessionObject extends DurableObject<Env> implements SessionRpc {
 
   #start(): void {
     this.#session = new Session(this.ctx.storage.sql, this.env, {
-      deliver: (connectionId) => (frames) => this.env.CONNECTION.get(this.env.CONNECTION.idFromString(connectionId)).deliver(frames),
+      deliver: (connectionId) => connectionDeliver(this.env.CONNECTION, connectionId),
       // The alarm is left to fire once the queue is idle (it then does nothing): setting and deleting it
       // around every turn would be two more storage writes per prompt.
       keepAlive: (running) => {

@@ -22,7 +22,7 @@
  */
 import type { SessionRecord } from "../session/session-record.js";
 import type { SessionStore } from "../session/session-store.js";
-import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, type TenantEnv, type TenantLease } from "./tenant-slots.js";
+import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, TenantStubs, type TenantEnv, type TenantLease } from "./tenant-slots.js";
 import { addUsage, emptyUsage, usageBatch, type UsageBatch, type UsageDelta } from "./usage.js";
 
 export class SessionSlots {
@@ -34,12 +34,17 @@ export class SessionSlots {
   /** The id of the record's `usageBatch` once the tenant has counted it (it is cleared with the next write). */
   #confirmed: string | null = null;
 
+  /** The tenant object, through one stub kept for this instance's calls. */
+  private readonly env: TenantEnv;
+
   /** @param retryLater asks for `sendUsage` to be called again later (the object's alarm). */
   constructor(
-    private readonly env: TenantEnv,
+    env: TenantEnv,
     private readonly store: SessionStore,
     private readonly retryLater: () => void = () => undefined,
-  ) {}
+  ) {
+    this.env = { TENANT: env.TENANT, stubs: env.stubs ?? new TenantStubs(env.TENANT) };
+  }
 
   /**
    * Holds the session's turn slot before each turn. Asking again while it is

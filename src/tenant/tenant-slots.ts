@@ -32,11 +32,39 @@
  */
 import type { Env } from "../env.js";
 import type { LeaseKind, LimitRefusal } from "./lease-book.js";
-import { LEASE_TTL_MS } from "./tenant-ledger.js";
+import { LEASE_TTL_MS, type AcquireOutcome } from "./tenant-ledger.js";
 import { tenantLimitError } from "./tenant-limit-error.js";
 import type { UsageBatch } from "./usage.js";
 
-export type TenantEnv = Pick<Env, "TENANT">;
+/** `stubs`, when given, keeps the tenant's stub between calls (a session's slots call it twice a prompt). */
+export type TenantEnv = Pick<Env, "TENANT"> & { readonly stubs?: TenantStubs };
+
+type TenantStub = ReturnType<Env["TENANT"]["get"]>;
+
+/**
+ * One stub per tenant for one object instance: each new one is an
+ * `idFromName` (a hash) and a `get`. A call that throws drops it, since a stub
+ * may stay broken after an exception; the next call makes a new one.
+ */
+export class TenantStubs {
+  readonly #stubs = new Map<string, TenantStub>();
+
+  constructor(private readonly namespace: Env["TENANT"]) {}
+
+  async call<T>(tenant: string, use: (stub: TenantStub) => PromiseLike<T>): Promise<T> {
+    let stub = this.#stubs.get(tenant);
+    if (!stub) {
+      stub = this.namespace.get(this.namespace.idFromName(tenant));
+      this.#stubs.set(tenant, stub);
+    }
+    try {
+      return await use(stub);
+    } catch (err) {
+      if (this.#stubs.get(tenant) === stub) this.#stubs.delete(tenant);
+      throw err;
+    }
+  }
+}
 
 export interface TenantLease {
   id: string;
@@ -49,12 +77,13 @@ export interface TenantLease {
 /** How often a waiting sub-agent asks again for a slot. */
 export const SUBAGENT_POLL_MS = 1_000;
 
-function tenantStub(env: TenantEnv, tenant: string) {
-  return env.TENANT.get(env.TENANT.idFromName(tenant));
+async function onTenant<T>(env: TenantEnv, tenant: string, use: (stub: TenantStub) => PromiseLike<T>): Promise<T> {
+  if (env.stubs) return env.stubs.call(tenant, use);
+  return await use(env.TENANT.get(env.TENANT.idFromName(tenant)));
 }
 
 async function tryAcquire(env: TenantEnv, tenant: string, kind: LeaseKind, holder: string, ttlMs: number): Promise<TenantLease | LimitRefusal> {
-  const outcome = await tenantStub(env, tenant).acquire({ kind, holder, ttlMs });
+  const outcome = await onTenant<AcquireOutcome>(env, tenant, (stub) => stub.acquire({ kind, holder, ttlMs }));
   return outcome.ok ? { ...outcome.lease, tenant } : outcome.refusal;
 }
 
@@ -95,7 +124,7 @@ export async function acquireSubagent(
 
 /** Extends the lease; false when it already expired (acquire again to keep running within the limits). */
 export async function renewLease(env: TenantEnv, lease: TenantLease, ttlMs = LEASE_TTL_MS): Promise<boolean> {
-  const renewed = await tenantStub(env, lease.tenant).renew(lease.id, ttlMs);
+  const renewed = await onTenant(env, lease.tenant, (stub) => stub.renew(lease.id, ttlMs));
   if (renewed) lease.expiresAt = renewed.expiresAt;
   return renewed !== null;
 }
@@ -108,7 +137,7 @@ export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LE
 
 /** Gives the lease back; `usage`, when given, is added to today's in the same call (once per batch id). */
 export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: UsageBatch): Promise<void> {
-  await tenantStub(env, lease.tenant).release(lease.id, usage);
+  await onTenant(env, lease.tenant, (stub) => stub.release(lease.id, usage));
 }
 
 /**
@@ -116,16 +145,16 @@ export async function releaseLease(env: TenantEnv, lease: TenantLease, usage?: U
  * usage; a batch is counted once however often it is sent.
  */
 export async function recordUsage(env: TenantEnv, tenant: string, usage: UsageBatch): Promise<void> {
-  await tenantStub(env, tenant).recordUsage(usage);
+  await onTenant(env, tenant, (stub) => stub.recordUsage(usage));
 }
 
 /** Writes the tenant's pending usage to D1, so a read right after sees every finished turn. */
 export async function flushUsage(env: TenantEnv, tenant: string): Promise<void> {
-  await tenantStub(env, tenant).flushUsage();
+  await onTenant(env, tenant, (stub) => stub.flushUsage());
 }
 
 export function tenantLimits(env: TenantEnv, tenant: string) {
-  return tenantStub(env, tenant).limits();
+  return onTenant(env, tenant, (stub) => stub.limits());
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
