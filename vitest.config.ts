@@ -17,6 +17,7 @@ import { defineConfig } from "vitest/config";
 import { buildWeb } from "./scripts/build-web.js";
 import { hermeticWranglerConfig, wranglerAliases } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
+import { workerDependencies } from "./test/support/worker-dependencies.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ada";
 export const TEST_ADMIN_TOKEN = "admin-test-token";
@@ -106,6 +107,8 @@ export default defineConfig(async () => {
       exclude: [...(exclude ?? []), "**/node_modules/**"],
       setupFiles: ["./test/workers/apply-migrations.ts"],
       testTimeout: 20_000,
+      // Each file's runtime loads the whole Worker graph; its npm packages, pre-bundled once, are most of it.
+      deps: { optimizer: { ssr: { enabled: true, include: workerDependencies(import.meta.dirname) } } },
     },
   });
   return {

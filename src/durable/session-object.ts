@@ -19,7 +19,7 @@ import { connectionDeliver } from "./connection-deliver.js";
 import { answer, guarded, type EntryContext } from "./entry-point.js";
 import type { RpcOutcome } from "./rpc-outcome.js";
 
-const HEARTBEAT_MS = 30_000;
+export const HEARTBEAT_MS = 30_000;
 /** How long usage a failed call to the tenant left waits before it is sent again. */
 const USAGE_RETRY_MS = 60_000;
 

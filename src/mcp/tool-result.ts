@@ -38,7 +38,9 @@ export function toolOutcome(tool: string, result: CallToolResult): ToolOutcome {
   for (const block of result.content ?? []) {
     modelParts.push(modelText(block));
     // Several large images each under the image limit can still outgrow a row: past the budget, they are described.
-    show(editorContent(block), () => previewBlock(`${modelText(block)} (not shown: the result is too large to show in full)`));
+    // Once one is left out, so are the rest: the editor sees the first blocks and the note, and a huge result costs no more sizing.
+    if (leftOut > 0) leftOut++;
+    else show(editorContent(block), () => previewBlock(`${modelText(block)} (not shown: the result is too large to show in full)`));
   }
   const structured = result.structuredContent;
   if (structured !== undefined && structured !== null) {

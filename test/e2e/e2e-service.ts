@@ -11,10 +11,9 @@
  * it ends. Files whose Worker variables cannot be shared start their own
  * server with `e2eVars` (restart, upstream, service's keyless server).
  */
-import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
-import { killGroup, startDevServer, type DevServer } from "../support/wrangler-dev.js";
+import { startDevServer, stopWithProcess, type DevServer } from "../support/wrangler-dev.js";
 
 /** Anything a file opened that must be closed when the file ends. */
 export interface Closable {
@@ -98,26 +97,12 @@ async function startShared(): Promise<Shared> {
   const mock = await startMockOpenAI();
   try {
     const server = await startDevServer({ vars: sharedVars(mock.url) });
-    endWithProcess(server);
+    stopWithProcess(server);
     return { mock, server };
   } catch (error) {
     await mock.close();
     throw error;
   }
-}
-
-/**
- * No file stops the shared server, so the process does. vitest ends its worker with SIGTERM (and SIGKILL
- * 500 ms later), which skips "exit" listeners: the signal handlers turn it into an exit. On exit the group
- * gets SIGKILL (no time for a graceful stop) and its persist dir is removed; the mock dies with the process.
- */
-function endWithProcess(server: DevServer): void {
-  process.once("exit", () => {
-    killGroup(server.pid, "SIGKILL");
-    rmSync(server.persistDir, { recursive: true, force: true, maxRetries: 3 });
-  });
-  process.once("SIGTERM", () => process.exit(143));
-  process.once("SIGINT", () => process.exit(130));
 }
 
 /**

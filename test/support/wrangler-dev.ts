@@ -124,6 +124,26 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+let exitOnSignals = false;
+
+/**
+ * For a server no test stops (one shared by a worker's files): the worker's end stops it. vitest ends
+ * a worker with SIGTERM (SIGKILL 500 ms later), which skips "exit" listeners, and Playwright's own
+ * SIGTERM handler keeps Node from exiting on it at all: the signal handlers, set once per process,
+ * turn SIGTERM and SIGINT into an exit. On exit the group gets SIGKILL (no time for a graceful stop)
+ * and its persist dir is removed.
+ */
+export function stopWithProcess(server: DevServer): void {
+  process.once("exit", () => {
+    killGroup(server.pid, "SIGKILL");
+    rmSync(server.persistDir, { recursive: true, force: true, maxRetries: 3 });
+  });
+  if (exitOnSignals) return;
+  exitOnSignals = true;
+  process.once("SIGTERM", () => process.exit(128 + 15));
+  process.once("SIGINT", () => process.exit(128 + 2));
+}
+
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);

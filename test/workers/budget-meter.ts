@@ -112,7 +112,9 @@ export class BudgetMeter {
       if (key === "constructor") continue;
       this.#wrap(SessionObject.prototype, key, (original) => function (this: unknown, ...args: unknown[]) {
         bump(meter.#counts.sessionCalls, key);
-        meter.#window = 0;
+        // A heartbeat alarm (one per HEARTBEAT_MS of a running turn) adds nothing to the turn's work,
+        // which goes on in the invocation that started it.
+        if (key !== "alarm") meter.#window = 0;
         return (original as (...a: unknown[]) => unknown).apply(this, args);
       });
     }

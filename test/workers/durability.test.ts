@@ -31,15 +31,18 @@ describe("durability", () => {
     expect(text.startsWith("t0 t1 t2 t3")).toBe(true);
     expect(text.match(/restart/g)).toHaveLength(1);
     expect(text).toContain("resumed answer");
-    const calls = await mockCalls(key);
-    expect(calls).toHaveLength(2);
-    // The call is made again from the history as stored: the prompt once, nothing of the cut answer.
-    expect(calls[1].body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
     // The queued prompt was kept and runs after the resumed turn.
     // It may have ended already, so the frames seen so far are checked first.
     for (let i = 0; i < 300 && b.turnsEnded(sessionId).length < 2; i++) await sleep(100);
     expect(b.turnsEnded(sessionId)).toHaveLength(2);
     expect(b.agentText(sessionId)).toContain("Echo: then update the docs");
+    // The cut call, the resumed one, and the queued prompt's (its history carries the key).
+    const calls = await mockCalls(key);
+    expect(calls).toHaveLength(3);
+    const roles = (call: (typeof calls)[number]) => call.body.messages.map((m: { role: string }) => m.role);
+    // The call is made again from the history as stored: the prompt once, nothing of the cut answer.
+    expect(roles(calls[1])).toEqual(["system", "user"]);
+    expect(roles(calls[2])).toEqual(["system", "user", "assistant", "user"]);
     expect(turnOf(await b.call("session/resume", { sessionId, cwd: CWD }))).toEqual({ state: "idle", lastStopReason: "end_turn" });
     a.close();
     b.close();

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_MODEL_CALLS } from "../../src/agent/turn-loop.js";
 import { FEED_DELAY_MS } from "../../src/session/search-feed.js";
 import { TOUCH_EVERY_MS } from "../../src/session/index-writer.js";
+import { HEARTBEAT_MS } from "../../src/durable/session-object.js";
 import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
 import { BudgetMeter, total, type Counts } from "./budget-meter.js";
 
@@ -33,6 +34,8 @@ interface Budget {
   subrequests: number;
   /** Calls into the session object during the turn (the prompt, editor answers): invocations. */
   sessionInvocations: number;
+  /** Heartbeat alarms among them: one per `HEARTBEAT_MS` of a running turn, so under load a long turn may have one. */
+  heartbeats: number;
   /** The most it sent between two of them. */
   maxBetweenCalls: number;
 }
@@ -46,6 +49,7 @@ function report(name: string, counts: Counts): Budget {
     deliveredFrames: counts.deliveredFrames,
     subrequests: counts.subrequests,
     sessionInvocations: total(counts.sessionCalls),
+    heartbeats: counts.sessionCalls.get("alarm") ?? 0,
     maxBetweenCalls: counts.maxBetweenCalls,
   };
   console.log(
@@ -60,12 +64,13 @@ function report(name: string, counts: Counts): Budget {
  * Runs one prompt and counts what it makes: from a quiet session (what `session/new` left
  * to do is done) until the writes a turn leaves for later (the index's `updatedAt`, the search feed) are out.
  */
-async function longTurn(client: TestClient, sessionId: string, key: string): Promise<Frame> {
+async function longTurn(client: TestClient, sessionId: string, key: string): Promise<{ res: Frame; maxHeartbeats: number }> {
   await sleep(1_000);
   meter.reset();
+  const started = Date.now();
   const res = await client.prompt(sessionId, `work through it [[mock:${key}]]`, 120_000).response;
   await sleep(Math.max(TOUCH_EVERY_MS, FEED_DELAY_MS) + 1_000);
-  return res;
+  return { res, maxHeartbeats: Math.ceil((Date.now() - started) / HEARTBEAT_MS) };
 }
 
 describe("the longest turn, counted against the platform's per-invocation limits", () => {
@@ -80,7 +85,7 @@ describe("the longest turn, counted against the platform's per-invocation limits
     );
     const client = await TestClient.ready();
     const sessionId = await client.newSession("/work/budget");
-    const res = await longTurn(client, sessionId, key);
+    const { res, maxHeartbeats } = await longTurn(client, sessionId, key);
     expect(res.result).toEqual({ stopReason: "max_turn_requests" });
     expect(await mockCalls(key)).toHaveLength(DEFAULT_MAX_MODEL_CALLS);
 
@@ -98,7 +103,8 @@ describe("the longest turn, counted against the platform's per-invocation limits
     expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
     expect(budget.deliveries).toBeLessThanOrEqual(3 * steps + 10);
     // Nothing else calls the session while it works: the whole turn runs in the prompt RPC's invocation.
-    expect(budget.sessionInvocations).toBe(1);
+    expect(budget.heartbeats).toBeLessThanOrEqual(maxHeartbeats);
+    expect(budget.sessionInvocations - budget.heartbeats).toBe(1);
     expect(budget.maxBetweenCalls).toBe(budget.subrequests);
     expect(budget.subrequests).toBe(budget.modelRequests + budget.d1 + budget.tenantRpcs + budget.deliveries);
     expect(budget.subrequests).toBeLessThanOrEqual(4 * steps + 20);
@@ -118,7 +124,7 @@ describe("the longest turn, counted against the platform's per-invocation limits
       return { content: "x" };
     });
     const sessionId = await client.newSession("/work/budget");
-    const res = await longTurn(client, sessionId, key);
+    const { res, maxHeartbeats } = await longTurn(client, sessionId, key);
     expect(res.result).toEqual({ stopReason: "max_turn_requests" });
     expect(reads).toBe(DEFAULT_MAX_MODEL_CALLS);
 
@@ -131,7 +137,8 @@ describe("the longest turn, counted against the platform's per-invocation limits
     // Each editor answer is an RPC into the session object (an invocation of its own), and each
     // request to the editor goes out in a delivery of its own: about two per step.
     expect(meter.counts.sessionCalls.get("clientResponse")).toBe(steps);
-    expect(budget.sessionInvocations).toBe(steps + 1);
+    expect(budget.heartbeats).toBeLessThanOrEqual(maxHeartbeats);
+    expect(budget.sessionInvocations - budget.heartbeats).toBe(steps + 1);
     expect(budget.deliveries).toBeLessThanOrEqual(budget.deliveredFrames);
     expect(budget.deliveries).toBeLessThanOrEqual(3 * steps + 10);
     expect(budget.subrequests).toBeLessThanOrEqual(4 * steps + 20);

@@ -6,17 +6,12 @@
  * reuse it. A start costs ~8 s of wall and CPU on two cores; per file, only
  * browser contexts and a TCP relay are left to open (web-session.ts).
  *
- * The rig lives until the worker process ends. vitest ends it with SIGTERM,
- * and Playwright's own SIGTERM handler keeps Node from exiting on it (and
- * from running `exit` handlers), so the worker would hang until vitest's
- * SIGKILL and leave wrangler behind: the handler below exits, and the `exit`
- * handler ends wrangler's process group and removes its persist dir.
+ * The rig lives until the worker process ends (`stopWithProcess`).
  * @module
  */
-import { rmSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { startMockOpenAI, type MockOpenAI } from "../../support/mock-openai.js";
-import { killGroup, startDevServer, type DevServer } from "../../support/wrangler-dev.js";
+import { startDevServer, stopWithProcess, type DevServer } from "../../support/wrangler-dev.js";
 import { launchChromium } from "./chromium.js";
 
 export interface SharedRig {
@@ -41,19 +36,10 @@ export function sharedRig(vars: Record<string, string>): Promise<SharedRig> {
   return rig;
 }
 
-let exitOnSigterm = false;
-
 async function startSharedRig(vars: Record<string, string>): Promise<SharedRig> {
   const mock = await startMockOpenAI();
   const server = await startDevServer({ vars: { OPENAI_BASE_URL: `${mock.url}/v1`, ...vars } });
-  process.once("exit", () => {
-    killGroup(server.pid, "SIGKILL");
-    rmSync(server.persistDir, { recursive: true, force: true, maxRetries: 3 });
-  });
-  if (!exitOnSigterm) {
-    exitOnSigterm = true;
-    process.once("SIGTERM", () => process.exit(128 + 15));
-  }
+  stopWithProcess(server);
   let browser: Browser;
   try {
     browser = await launchChromium(); // Playwright ends it at exit itself
