@@ -71,6 +71,7 @@ export default defineConfig(async () => {
   await buildWeb();
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
+  const dependencies = workerDependencies(import.meta.dirname);
   /**
    * The Worker's projects in workerd. An isolated project starts a new runtime per file and imports the
    * Worker's module graph into it again (~5 s of CPU a file, ~20 s under load); `isolate: false` keeps one
@@ -108,7 +109,7 @@ export default defineConfig(async () => {
       setupFiles: ["./test/workers/apply-migrations.ts"],
       testTimeout: 20_000,
       // Each file's runtime loads the whole Worker graph; its npm packages, pre-bundled once, are most of it.
-      deps: { optimizer: { ssr: { enabled: true, include: workerDependencies(import.meta.dirname) } } },
+      deps: { optimizer: { ssr: { enabled: true, include: dependencies } } },
     },
   });
   return {
