@@ -17,6 +17,7 @@ import { defineConfig } from "vitest/config";
 import { buildWeb } from "./scripts/build-web.js";
 import { hermeticWranglerConfig, wranglerAliases } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
+import { fixVitestPool } from "./test/support/vitest-pool-fixes.js";
 import { workerDependencies } from "./test/support/worker-dependencies.js";
 
 export const TEST_TOKENS = "alpha:tok-alpha,beta:tok-beta,alpha/ada:tok-alpha-ada";
@@ -24,39 +25,17 @@ export const TEST_ADMIN_TOKEN = "admin-test-token";
 export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 
 /**
+ * Workers files that get a runtime of their own (project `workers-alone`): they count every D1 call
+ * and fetch the isolate makes during a turn, and sessions that earlier files left behind still write
+ * (their index touches) in a shared one. The rest (project `workers`) share one runtime per pool
+ * worker, so their tests assert only on what they create themselves: their own sessions, keys, tenants.
+ */
+const ALONE_WORKERS_TESTS = ["test/workers/turn-budget.test.ts"];
+
+/**
  * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the
  * `wrangler dev` harness): their own project, so the unit project stays fast.
  */
-/**
- * Workers files that share one runtime (project `workers-shared`, not isolated): short files whose tests
- * assert only on state they create themselves (their own sessions, keys, people), so what earlier files
- * left in the shared storage cannot change their answers. The rest (project `workers`) get a fresh
- * runtime each: they list a tenant's sessions, restart objects, or run long turns that would slow
- * the files after them.
- */
-const SHARED_WORKERS_TESTS = [
-  "test/workers/delegation-outcomes.test.ts",
-  "test/workers/session-search-cjk.test.ts",
-  "test/workers/logout.test.ts",
-  "test/workers/api-keys.test.ts",
-  "test/workers/memory.test.ts",
-  "test/workers/tenant-ledger.test.ts",
-  "test/workers/tool-loop.test.ts",
-  "test/workers/people-usage.test.ts",
-  "test/workers/replay-paging.test.ts",
-  "test/workers/http-revocation.test.ts",
-  "test/workers/rest-errors.test.ts",
-  "test/workers/search-ranking.test.ts",
-  "test/workers/upstream-tunnel.test.ts",
-  "test/workers/usage-batches.test.ts",
-  "test/workers/prompt-arrival.test.ts",
-  "test/workers/log-page.test.ts",
-  "test/workers/no-model.test.ts",
-  "test/workers/origin-policy.test.ts",
-  "test/workers/session-slots.test.ts",
-  "test/workers/history-cache.test.ts",
-];
-
 const SUBPROCESS_TESTS = [
   "test/unit/scripts/deploy.test.ts",
   "test/unit/scripts/deploy-dry-run.test.ts",
@@ -69,6 +48,7 @@ const SUBPROCESS_TESTS = [
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.
   await buildWeb();
+  fixVitestPool(import.meta.dirname);
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
   const dependencies = workerDependencies(import.meta.dirname);
@@ -145,8 +125,8 @@ export default defineConfig(async () => {
           // Not isolated either, for the same reason as unit.
           test: { name: "protocol", include: ["packages/protocol/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 }, isolate: false },
         },
-        workersProject("workers", { isolate: true, exclude: SHARED_WORKERS_TESTS }),
-        workersProject("workers-shared", { isolate: false, include: SHARED_WORKERS_TESTS }),
+        workersProject("workers", { isolate: false, exclude: ALONE_WORKERS_TESTS }),
+        workersProject("workers-alone", { isolate: true, include: ALONE_WORKERS_TESTS }),
         {
           test: {
             name: "e2e",

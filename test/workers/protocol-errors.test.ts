@@ -31,7 +31,7 @@ describe("transport and JSON-RPC framing", () => {
     const reply = client.next((f) => f.error?.code === -32700);
     client.send("{not json");
     expect((await reply).id).toBeNull();
-    expect((await client.call("session/list", {})).sessions).toEqual([]);
+    expect(await client.call("session/list", {})).toHaveProperty("sessions"); // still answering
     client.close();
   });
 

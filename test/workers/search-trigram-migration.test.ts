@@ -4,14 +4,19 @@
  * trigram index, so they are found at once, and the delete trigger keeps
  * them in step afterwards. Run against real D1: the index and triggers are
  * dropped, rows are written as before 0006, and the migration's own
- * statements (as wrangler applies them) run again.
+ * statements (as wrangler applies them) run again. Other files' entries share
+ * the database, so the index is counted over this tenant's entries only.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SearchIndex } from "../../src/db/search-index.js";
 import { seed, tenantOf } from "./search-client.js";
 
-const trigramRows = async () => (await env.DB.prepare("SELECT count(*) AS n FROM search_trigram_docsize").first<{ n: number }>())!.n;
+const entryIds = async (tenant: string) =>
+  (await env.DB.prepare("SELECT id FROM search_entries WHERE tenant = ?").bind(tenant).all<{ id: number }>()).results.map((r) => r.id);
+/** The trigram index's rows for these entries (deleted ones included: the index must drop them too). */
+const trigramRows = async (ids: number[]) =>
+  (await env.DB.prepare(`SELECT count(*) AS n FROM search_trigram_docsize WHERE id IN (${ids.map(() => "?").join(",")})`).bind(...ids).first<{ n: number }>())!.n;
 
 describe("migration 0006 (search_trigram)", () => {
   it("back-fills the rows written before it, only those with CJK text, and keeps them in step after", async () => {
@@ -25,15 +30,16 @@ describe("migration 0006 (search_trigram)", () => {
     const english = await seed(tenant, ["the database connection failed"]);
 
     for (const query of migration.queries) await env.DB.prepare(query).run();
-    expect(await trigramRows()).toBe(2);
+    expect(await trigramRows(await entryIds(tenant))).toBe(2);
     const index = new SearchIndex(env.DB);
     for (const q of ["数据库", "数据", "𠀀𠀁𠀂", "连接失败 数据"]) expect((await index.search(tenant, q)).map((h) => h.sessionId), q).toEqual([chinese]);
     expect((await index.search(tenant, "database")).map((h) => h.sessionId)).toEqual([english]);
 
     const later = await seed(tenant, ["数据库又断了"]);
-    expect(await trigramRows()).toBe(3);
+    const ids = await entryIds(tenant);
+    expect(await trigramRows(ids)).toBe(3);
     await index.deleteSession(chinese);
-    expect(await trigramRows()).toBe(1);
+    expect(await trigramRows(ids)).toBe(1);
     expect((await index.search(tenant, "数据库")).map((h) => h.sessionId)).toEqual([later]);
   });
 });
