@@ -12,6 +12,7 @@
  * The groups run one after another (`sequence.groupOrder`): on two cores,
  * workerd, the proxy's subprocesses and `wrangler dev` compete otherwise.
  */
+import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { buildWeb } from "./scripts/build-web.js";
@@ -48,7 +49,7 @@ const SUBPROCESS_TESTS = [
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it.
   await buildWeb();
-  fixVitestPool(import.meta.dirname);
+  fixVitestPool(join(import.meta.dirname, "node_modules/@cloudflare/vitest-pool-workers"));
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
   const dependencies = workerDependencies(import.meta.dirname);

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 interface Fix {
@@ -42,17 +42,19 @@ const FIXES: Fix[] = [
   },
 ];
 
-/** Applies the fixes under `root`'s node_modules (idempotent); throws on a version they do not fit. */
-export function fixVitestPool(root: string): void {
-  const pool = join(root, "node_modules/@cloudflare/vitest-pool-workers");
+/** Applies the fixes to the pool package in `poolDir` (idempotent); throws on a version they do not fit. */
+export function fixVitestPool(poolDir: string): void {
   for (const fix of FIXES) {
-    const path = join(pool, fix.file);
+    const path = join(poolDir, fix.file);
     const text = readFileSync(path, "utf8");
     if (text.includes(fix.after)) continue;
     const at = text.indexOf(fix.before);
     if (at === -1 || text.indexOf(fix.before, at + 1) !== -1) {
       throw new Error(`test/support/vitest-pool-fixes.ts: ${path} is not the version these fixes are for; check whether the pool still needs them`);
     }
-    writeFileSync(path, text.replace(fix.before, fix.after));
+    // By rename: the lanes of `npm test` start at once, and a runtime may be reading the file already.
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, text.replace(fix.before, fix.after));
+    renameSync(temporary, path);
   }
 }

@@ -205,6 +205,8 @@ interface Running {
   pgid: number;
   exited: Promise<void>;
   output: () => string;
+  /** Set by stopGroup: an exit before it is a crash, and says so on stderr. */
+  stopping: boolean;
 }
 
 function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string | undefined, inspector: boolean): Running {
@@ -232,8 +234,15 @@ function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, p
   const keep = (data: Buffer) => (tail = (tail + stripVTControlCharacters(data.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS));
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  return { child, pgid, exited, output: () => tail };
+  const running: Running = { child, pgid, exited: Promise.resolve(), output: () => tail, stopping: false };
+  running.exited = new Promise<void>((done) =>
+    child.once("exit", (code, signal) => {
+      // A shared server dying mid-run fails every later test with "connection refused"; this says why.
+      if (!running.stopping) process.stderr.write(`wrangler dev on port ${port} exited on its own (${code ?? signal}). Last output:\n${tail}\n`);
+      done();
+    }),
+  );
+  return running;
 }
 
 async function waitForHealth(running: Running, healthUrl: string, timeoutMs: number): Promise<void> {
@@ -256,6 +265,7 @@ async function waitForHealth(running: Running, healthUrl: string, timeoutMs: num
 
 /** SIGTERM to the group, SIGKILL after a grace period, then wait until every member is gone. */
 async function stopGroup(running: Running): Promise<void> {
+  running.stopping = true;
   killGroup(running.pgid, "SIGTERM");
   const deadline = Date.now() + STOP_GRACE_MS;
   while (groupAlive(running.pgid) && Date.now() < deadline) await sleep(50);

@@ -48,6 +48,15 @@ describe("toolOutcome", () => {
     expect(JSON.stringify(content.at(-1))).toMatch(/… [\d,]+ more content blocks not shown/);
   });
 
+  it("once one block is left out, leaves out the rest as well, small ones too, and counts them", () => {
+    const big = { type: "text" as const, text: "漢".repeat(PREVIEW_CHARS) };
+    const blocks = [...Array.from({ length: 200 }, () => big), { type: "text" as const, text: "z" }];
+    const content = toolOutcome("s: t", { content: blocks }).content ?? [];
+    const texts = content.map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""));
+    expect(texts).not.toContain("z");
+    expect(texts.at(-1)).toBe(`… ${blocks.length - (content.length - 1)} more content blocks not shown: the result is too large to show in full`);
+  });
+
   it("cuts an embedded text resource like a text preview, with a note saying how much", () => {
     const resource = { uri: "file:///big.log", mimeType: "text/plain", text: "r".repeat(PREVIEW_CHARS + 1_234) };
     const [shown] = toolOutcome("s: t", { content: [{ type: "resource", resource }] }).content ?? [];
