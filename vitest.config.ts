@@ -4,13 +4,13 @@
  * - `subprocess`: unit-level tests that spawn subprocesses (deploy, wrangler dev), with real timeouts.
  * - `protocol`: the `@hermes-edge/protocol` package (envelope, errors, hermes
  *   extensions, reconnect tracker) in Node; it also bundles it for the browser.
- * - `workers`: the Worker and the three Durable Objects inside workerd, against the
- *   mock OpenAI-compatible server started here in Node.
+ * - `workers`, `workers-alone`: the Worker and the three Durable Objects inside workerd,
+ *   against the mock OpenAI-compatible server started here in Node.
  * - `e2e`: `wrangler dev` + the official SDK client (and the proxy) in Node.
  * - `proxy`: the stdio CLI against a fake service (its own config in proxy/).
  * - `browser`: the web client in real Chromium against `wrangler dev`.
- * The groups run one after another (`sequence.groupOrder`): on two cores,
- * workerd, the proxy's subprocesses and `wrangler dev` compete otherwise.
+ * `npm test` (scripts/test.ts) runs them as four `vitest run`s at once, one per lane; within
+ * one run, the groups (`sequence.groupOrder`) go one after another.
  */
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";

@@ -73,10 +73,14 @@ const STOP_GRACE_MS = 5_000;
 const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
 const WRANGLER_VERSION = (JSON.parse(readFileSync(join(dirname(WRANGLER_BIN), "..", "package.json"), "utf8")) as { version: string }).version;
 
-/** Process groups still running, killed if the test process exits without stop(). */
-const liveGroups = new Set<number>();
+/**
+ * Process groups still running, by their leader (wrangler's node process), killed if the test process
+ * exits without stop(). Only while the leader lives: the kernel may give a dead group's id to a new
+ * process (ids wrap at 32,768 here, several times in one `npm test`), and that one may be another lane's.
+ */
+const liveGroups = new Map<number, ChildProcess>();
 process.once("exit", () => {
-  for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+  for (const [pgid, leader] of liveGroups) if (leader.exitCode === null && leader.signalCode === null) killGroup(pgid, "SIGKILL");
 });
 
 /** A port that was free a moment ago on 127.0.0.1. */
@@ -134,10 +138,8 @@ let exitOnSignals = false;
  * and its persist dir is removed.
  */
 export function stopWithProcess(server: DevServer): void {
-  process.once("exit", () => {
-    killGroup(server.pid, "SIGKILL");
-    rmSync(server.persistDir, { recursive: true, force: true, maxRetries: 3 });
-  });
+  // Its group is killed by the exit listener above (registered first, so it runs first).
+  process.once("exit", () => rmSync(server.persistDir, { recursive: true, force: true, maxRetries: 3 }));
   if (exitOnSignals) return;
   exitOnSignals = true;
   process.once("SIGTERM", () => process.exit(128 + 15));
@@ -229,7 +231,7 @@ function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, p
   });
   if (child.pid === undefined) throw new Error("wrangler dev did not start");
   const pgid = child.pid;
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, child);
   let tail = "";
   const keep = (data: Buffer) => (tail = (tail + stripVTControlCharacters(data.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS));
   child.stdout?.on("data", keep);
