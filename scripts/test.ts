@@ -40,14 +40,49 @@ const LANES: Lane[] = [
 const COLOUR: Record<string, string> =
   process.env["FORCE_COLOR"] !== undefined || process.env["NO_COLOR"] !== undefined ? {} : process.stdout.isTTY ? { FORCE_COLOR: "1" } : { NO_COLOR: "1" };
 
+/** A command that runs longer has hung (the slowest lane takes about 6 minutes): it is stopped and fails its lane. */
+const COMMAND_LIMIT_MS = 20 * 60_000;
+
+/** The process groups of the commands running now (each its own, so a stop reaches vitest's workers too). */
+const running = new Set<number>();
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+/**
+ * Ctrl+C reaches only this process (the lanes have groups of their own): it goes on to every lane,
+ * and each vitest stops its workers and servers itself, as it does in a terminal. A second one kills.
+ */
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pgid of running) signalGroup(pgid, interrupted ? "SIGKILL" : signal);
+    if (interrupted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    interrupted = true;
+  });
+}
+
 function run(command: string[], prefix: string): Promise<number> {
   return new Promise((resolve) => {
     const [file, ...args] = command as [string, ...string[]];
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...COLOUR } });
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...COLOUR }, detached: true });
+    const pgid = child.pid!;
+    running.add(pgid);
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on("line", (line) => process.stdout.write(`${prefix}${line}\n`));
     }
-    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const limit = setTimeout(() => {
+      process.stdout.write(`${prefix}${command.join(" ")}: still running after ${COMMAND_LIMIT_MS / 60_000} minutes; stopped\n`);
+      signalGroup(pgid, "SIGKILL");
+    }, COMMAND_LIMIT_MS);
+    child.on("exit", () => running.delete(pgid)); // its id may go to another process after this
+    child.on("close", (code, signal) => {
+      clearTimeout(limit);
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 
@@ -74,4 +109,5 @@ async function main(args: string[]): Promise<number> {
   return results.some((r) => r.code !== 0) ? 1 : 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Exit at once: a lane's stray handle (a process that outlived its vitest) must not keep `npm test` open.
+process.exit(await main(process.argv.slice(2)));
