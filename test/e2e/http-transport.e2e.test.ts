@@ -264,7 +264,9 @@ describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
   });
 
   it("resumes a session stream from Last-Event-ID after more than its 512 buffered events, each missed update once and in order", async () => {
-    e2e.mock.setScript("http-gap", [{ tokens: 1000 }]);
+    // Enough to overflow the 512-event buffer with room to spare, and few enough to stay quick under load.
+    const tokens = 700;
+    e2e.mock.setScript("http-gap", [{ tokens }]);
     const { sessionId, sse, prompt } = await rawSession();
     const firstStream = await sse();
     expect((await prompt(3, "long [[mock:http-gap]]")).status).toBe(202);
@@ -284,7 +286,7 @@ describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
     // Every logged frame after the id, exactly once and in order, with ids that are its seq.
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => lastSeq + 1 + i));
     expect(rest.filter((e) => e.data.params?._meta?.hermes?.seq !== undefined).every((e) => e.id === String(e.data.params._meta.hermes.seq))).toBe(true);
-    expect(tokenNumbers([...early, ...rest])).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(tokenNumbers([...early, ...rest])).toEqual(Array.from({ length: tokens }, (_, i) => i));
   }, 240_000);
 
   it("refuses a Last-Event-ID it never sent (400), and one for a session the connection has not attached (409)", async () => {
