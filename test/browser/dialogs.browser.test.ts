@@ -109,8 +109,7 @@ describe("the permission dialog", () => {
 
 describe("two requests at once", () => {
   it("keeps the question the user is answering open when a permission request arrives from another session", async () => {
-    // The write must come after the question is open: 6 s was not enough for a second session and its clarify under load.
-    rig.mock.setScript("dialog-later-write", [writeStep("/workspace/later.md", { firstTokenDelayMs: 12_000 }), { text: "Wrote it later." }]);
+    rig.mock.setScript("dialog-later-write", [writeStep("/workspace/later.md", { firstTokenDelayMs: 6000 }), { text: "Wrote it later." }]);
     rig.mock.setScript("dialog-ask", [{ toolCalls: [{ name: "clarify", arguments: { question: "Which colour?" } }] }, { text: "Blue it is." }]);
     const { page, errors } = await rig.page();
     await signIn(page, rig.url, rig.key);
@@ -122,7 +121,7 @@ describe("two requests at once", () => {
     const answer = question.getByRole("textbox", { name: "Answer", exact: true });
     await answer.fill("blue, the light");
     // The other session's permission request has been sent to the page.
-    await expect.poll(() => rig.mock.calls("dialog-later-write")[0]?.endAt, { timeout: 30_000 }).toBeDefined();
+    await expect.poll(() => rig.mock.calls("dialog-later-write")[0]?.endAt, { timeout: 20_000 }).toBeDefined();
     await new Promise((r) => setTimeout(r, 1000));
     expect(await question.isVisible()).toBe(true);
     expect(await answer.inputValue()).toBe("blue, the light");
