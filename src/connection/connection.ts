@@ -115,18 +115,12 @@ export class Connection {
     await dispatchFrame(message, this, this.#maxFrameBytes, this.#inOrder);
   }
 
-  /**
-   * The socket closed or failed (or a Streamable HTTP DELETE): attached sessions let this connection go.
-   * In line behind the frames that came before: a prompt sent just before the close may still be on its
-   * way to its session, and it must get there, and run, before the connection lets go.
-   */
-  release(): Promise<void> {
-    return this.#inOrder(async () => {
-      const state = this.state.get();
-      if (!state) return;
-      await Promise.allSettled(state.sessions.map((id) => this.session(id).detach(this.id)));
-      this.state.clear();
-    });
+  /** The socket closed or failed: attached sessions let this connection go. */
+  async release(): Promise<void> {
+    const state = this.state.get();
+    if (!state) return;
+    await Promise.allSettled(state.sessions.map((id) => this.session(id).detach(this.id)));
+    this.state.clear();
   }
 
   /** Streamable HTTP's initialize POST: the managed key is watched as for an upgrade. */
