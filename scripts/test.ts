@@ -17,6 +17,7 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { killGroup } from "./lib/process-group.js";
 
 interface Lane {
   name: string;
@@ -46,13 +47,6 @@ const COMMAND_LIMIT_MS = 20 * 60_000;
 
 /** The process groups of the commands running now (each its own, so a stop reaches vitest's workers too). */
 const running = new Set<number>();
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // Already gone.
-  }
-}
 /**
  * Ctrl+C reaches only this process (the lanes have groups of their own): it goes on to every lane,
  * and each vitest stops its workers and servers itself, as it does in a terminal. A second one kills.
@@ -60,7 +54,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    for (const pgid of running) signalGroup(pgid, interrupted ? "SIGKILL" : signal);
+    for (const pgid of running) killGroup(pgid, interrupted ? "SIGKILL" : signal);
     if (interrupted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
     interrupted = true;
   });
@@ -77,7 +71,7 @@ function run(command: string[], prefix: string): Promise<number> {
     }
     const limit = setTimeout(() => {
       process.stdout.write(`${prefix}${command.join(" ")}: still running after ${COMMAND_LIMIT_MS / 60_000} minutes; stopped\n`);
-      signalGroup(pgid, "SIGKILL");
+      killGroup(pgid, "SIGKILL");
     }, COMMAND_LIMIT_MS);
     child.on("exit", () => running.delete(pgid)); // its id may go to another process after this
     child.on("close", (code, signal) => {

@@ -21,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
+import { killGroup } from "../../scripts/lib/process-group.js";
 
 export interface DevServer {
   /** `http://127.0.0.1:PORT` */
@@ -120,13 +121,7 @@ export function wranglerEnv(persistDir: string, inspector = false): NodeJS.Proce
   };
 }
 
-export function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+export { killGroup };
 
 let exitOnSignals = false;
 
