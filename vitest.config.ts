@@ -18,6 +18,7 @@ import { defineConfig } from "vitest/config";
 import { buildWeb } from "./scripts/build-web.js";
 import { hermeticWranglerConfig, wranglerAliases } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
+import { StallReporter } from "./test/support/stall-reporter.js";
 import { fixVitestPool } from "./test/support/vitest-pool-fixes.js";
 import { workerDependencies } from "./test/support/worker-dependencies.js";
 
@@ -95,6 +96,8 @@ export default defineConfig(async () => {
   });
   return {
     test: {
+      // A run that hangs says what it waits on, long before `npm test` stops it.
+      reporters: ["default", new StallReporter()],
       projects: [
         "./proxy/vitest.config.ts",
         {

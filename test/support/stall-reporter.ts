@@ -1,0 +1,85 @@
+/**
+ * A vitest reporter that says what is running when a run stops making progress.
+ * A run that hangs (a test waiting on a runtime that went away, a file whose
+ * import never settles) otherwise prints nothing until `npm test` stops it, and
+ * vitest's own reporters name only the files that finished.
+ * @module
+ */
+import type { Reporter, TestCase, TestModule } from "vitest/node";
+
+/** What started and has not ended: a file loading or running, or a test. */
+export interface Running {
+  what: string;
+  since: number;
+}
+
+/** The lines to print after `quietMs` without a start or an end, given what runs at `now`. */
+export function stallReport(running: Iterable<Running>, quietMs: number, now: number): string {
+  const lines = [...running].map(({ what, since }) => `  ${what} (for ${Math.round((now - since) / 1000)} s)`);
+  const head = `vitest: nothing started or ended for ${Math.round(quietMs / 1000)} s;`;
+  return lines.length === 0 ? `${head} nothing is running (between files)\n` : `${head} running:\n${lines.join("\n")}\n`;
+}
+
+export class StallReporter implements Reporter {
+  readonly #running = new Map<string, Running>();
+  readonly #quietMs: number;
+  readonly #write: (text: string) => void;
+  readonly #now: () => number;
+  #lastEvent: number;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor({ quietMs = 120_000, write = (text: string) => void process.stderr.write(text), now = Date.now } = {}) {
+    this.#quietMs = quietMs;
+    this.#write = write;
+    this.#now = now;
+    this.#lastEvent = now();
+  }
+
+  onTestRunStart(): void {
+    this.#lastEvent = this.#now();
+    this.#timer ??= setInterval(() => this.check(), Math.min(10_000, this.#quietMs)).unref();
+  }
+
+  onTestRunEnd(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  onTestModuleQueued(module: TestModule): void {
+    this.#start(module.id, `${module.project.name} ${module.relativeModuleId} (loading)`);
+  }
+
+  onTestModuleStart(module: TestModule): void {
+    this.#start(module.id, `${module.project.name} ${module.relativeModuleId}`);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.#end(module.id);
+  }
+
+  onTestCaseReady(test: TestCase): void {
+    this.#start(test.id, `  > ${test.fullName}`);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    this.#end(test.id);
+  }
+
+  /** Prints what runs, once per quiet period. */
+  check(): void {
+    const now = this.#now();
+    if (now - this.#lastEvent < this.#quietMs) return;
+    this.#write(stallReport(this.#running.values(), this.#quietMs, now));
+    this.#lastEvent = now;
+  }
+
+  #start(id: string, what: string): void {
+    this.#lastEvent = this.#now();
+    this.#running.set(id, { what, since: this.#running.get(id)?.since ?? this.#lastEvent });
+  }
+
+  #end(id: string): void {
+    this.#running.delete(id);
+    this.#lastEvent = this.#now();
+  }
+}
