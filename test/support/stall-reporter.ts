@@ -20,6 +20,13 @@ export function stallReport(running: Iterable<Running>, quietMs: number, now: nu
   return lines.length === 0 ? `${head} nothing is running (between files)\n` : `${head} running:\n${lines.join("\n")}\n`;
 }
 
+export interface StallReporterOptions {
+  /** How long without a start or an end counts as a stall. */
+  quietMs?: number;
+  write?: (text: string) => void;
+  now?: () => number;
+}
+
 export class StallReporter implements Reporter {
   readonly #running = new Map<string, Running>();
   readonly #quietMs: number;
@@ -28,7 +35,7 @@ export class StallReporter implements Reporter {
   #lastEvent: number;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor({ quietMs = 120_000, write = (text: string) => void process.stderr.write(text), now = Date.now } = {}) {
+  constructor({ quietMs = 120_000, write = (text) => void process.stderr.write(text), now = Date.now }: StallReporterOptions = {}) {
     this.#quietMs = quietMs;
     this.#write = write;
     this.#now = now;
