@@ -35,6 +35,7 @@ import {
   methodNotFound,
   RequestError,
   resultFrame,
+  sessionNotFound,
   sessionOfRequestId,
   toErrorResponse,
   type IncomingNotification,
@@ -65,6 +66,8 @@ export class Connection {
   /** Frames are handled in arrival order; lost on hibernation, which only happens when idle. */
   readonly #inOrder = serialQueue();
   readonly #maxFrameBytes: number;
+  /** The socket closed: frames still in line are handled without it (see `release`). */
+  #closed = false;
   /** The open socket found last (see `#socket`); lost on hibernation, with the rest of memory. */
   #ws: WebSocket | undefined;
   /** Set when the client speaks Streamable HTTP: frames go to SSE streams instead of a WebSocket. */
@@ -115,12 +118,24 @@ export class Connection {
     await dispatchFrame(message, this, this.#maxFrameBytes, this.#inOrder);
   }
 
-  /** The socket closed or failed: attached sessions let this connection go. */
+  /**
+   * The socket closed or failed (or a Streamable HTTP DELETE): attached sessions let this connection go,
+   * at once, since a request still in line (a prompt waiting for its turn slot) must not keep a gone
+   * connection attached. Frames received before the close are still handled, in line, as coming from a
+   * closed connection (`ConnectionRef.closed`): a prompt still runs, a cancel still cancels. The state goes after them.
+   */
   async release(): Promise<void> {
     const state = this.state.get();
-    if (!state) return;
-    await Promise.allSettled(state.sessions.map((id) => this.session(id).detach(this.id)));
-    this.state.clear();
+    if (!state || this.#closed) return;
+    this.#closed = true;
+    const detached = state.sessions;
+    await Promise.allSettled(detached.map((id) => this.session(id).detach(this.id)));
+    void this.#inOrder(async () => {
+      // Sessions the frames in line attached meanwhile (a session/new) let go too.
+      const later = this.state.get()?.sessions.filter((id) => !detached.includes(id)) ?? [];
+      await Promise.allSettled(later.map((id) => this.session(id).detach(this.id)));
+      this.state.clear();
+    });
   }
 
   /** Streamable HTTP's initialize POST: the managed key is watched as for an upgrade. */
@@ -159,7 +174,8 @@ export class Connection {
   ref(): ConnectionRef {
     const s = this.state.get()!;
     const p = this.principal();
-    return { connectionId: this.id, tenant: s.tenant, clientCapabilities: s.clientCapabilities, user: p.user, linkId: p.link?.id ?? null };
+    const ref: ConnectionRef = { connectionId: this.id, tenant: s.tenant, clientCapabilities: s.clientCapabilities, user: p.user, linkId: p.link?.id ?? null };
+    return this.#closed ? { ...ref, closed: true } : ref;
   }
 
   get db(): D1Database {
@@ -182,6 +198,8 @@ export class Connection {
    */
   async access(sessionId: string, action: Action): Promise<ConnectionRef> {
     const ref = this.ref();
+    // Once closed, the session no longer knows this connection: only the sessions it had attached are its own.
+    if (ref.closed && !this.state.get()!.sessions.includes(sessionId)) throw sessionNotFound(sessionId);
     const principal = this.principal();
     if (isAdmin(principal)) return { ...ref, role: "admin" };
     // Ownership never changes, so an owner's sessions are looked up once per connection.
@@ -289,7 +307,7 @@ async function handleNotification(message: IncomingNotification, connection: Con
   if (!connection.state.get()?.initialized || connection.state.get()?.loggedOut) return;
   if (message.method === "session/cancel") {
     const parsed = zSessionRef.safeParse(message.params ?? {});
-    if (parsed.success) await connection.session(parsed.data.sessionId).cancel(connection.ref());
+    if (parsed.success) await connection.session(parsed.data.sessionId).cancel(await connection.access(parsed.data.sessionId, "drive"));
     else console.warn("ignored malformed session/cancel", parsed.error.issues);
     return;
   }

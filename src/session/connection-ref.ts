@@ -15,4 +15,10 @@ export interface ConnectionRef {
    * (src/session/access.ts); absent means the tenant's admin, as before users.
    */
   role?: AccessRole;
+  /**
+   * The connection's socket closed after this request came, and the session has let the connection go
+   * (or soon will): the request is still the client's, checked against `role`, which the connection
+   * resolved for it, instead of the attachment.
+   */
+  closed?: true;
 }

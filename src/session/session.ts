@@ -233,10 +233,11 @@ export class Session {
     this.#ownAttached(conn);
     // A sub-agent busy with its task takes no prompts: they would interleave its history.
     if (this.task.running) throw invalidRequest("this sub-agent is working on its delegated task; prompt it once the task has finished");
-    // Checked again once the prompt has its turn slot: another connection may have closed or deleted the session meanwhile.
+    // Checked again once the prompt has its turn slot: another connection may have deleted the session meanwhile
+    // (a close cancels it). Not the attachment: a prompt whose connection dropped while it waited still runs, as a queued one does.
     await this.runner.enqueue(conn, requestId, prompt, () => {
       if (this.#deleted) throw sessionNotFound();
-      this.#ownAttached(conn);
+      this.#own(conn);
     });
     return null;
   }
@@ -374,7 +375,7 @@ export class Session {
   /** Like `#own`, and the connection must have attached the session with a role that may drive it. */
   #ownAttached(conn: ConnectionRef): SessionRecord {
     const record = this.#own(conn);
-    const role = this.log.roleOf(conn.connectionId);
+    const role = this.log.roleOf(conn.connectionId) ?? (conn.closed ? conn.role : undefined);
     if (role === undefined) throw sessionNotFound();
     if (!allows(role, "drive")) throw readOnly();
     return record;

@@ -1,4 +1,6 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { ConnectionObject } from "../../src/durable/connection-object.js";
 import { conversation, mockScript, range, seqOf, sleep, TestClient, uniqueKey, type Frame, turnOf } from "./acp-test-client.js";
 
 const CWD = "/work/reattach";
@@ -383,5 +385,64 @@ describe("what a generic ACP client receives", () => {
     expect(log.frames.length).toBe(before);
     expect(log.frames.filter((f) => f.params.update?.sessionUpdate === "available_commands_update")).toHaveLength(1);
     a.close();
+  });
+});
+
+describe("frames received just before the socket closes", () => {
+  /**
+   * The runtime hands the connection object a message and then the close, each as an event of its
+   * own: the close does not wait for the message's work, which may still be on its way to the session.
+   */
+  async function receiveThenClose(connectionId: string, frames: Frame[]): Promise<void> {
+    const stub = env.CONNECTION.get(env.CONNECTION.idFromString(connectionId));
+    await runInDurableObject(stub, async (instance: ConnectionObject, state) => {
+      const [ws] = state.getWebSockets();
+      const received = frames.map((frame) => instance.webSocketMessage(ws!, JSON.stringify({ jsonrpc: "2.0", ...frame })));
+      await instance.webSocketClose(ws!, 1000);
+      await Promise.all(received);
+    });
+  }
+
+  it("still reach their session: a prompt runs, and a new connection learns how it ended", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ text: "late answer" }]);
+    const { client: a, sessionId } = await session();
+    const prompt = { id: 990, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: `late [[mock:${key}]]` }] } };
+    const lastSeen = Math.max(0, ...a.logged(sessionId).map(seqOf));
+    await receiveThenClose(a.connectionId, [prompt]);
+    const b = await TestClient.ready();
+    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
+    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === 990, undefined, 0);
+    expect(ended.params.stopReason).toBe("end_turn");
+    expect(b.agentText(sessionId)).toContain("late answer");
+    b.close();
+  });
+
+  it("cancel the turn when a session/cancel came before the close", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
+    const { client: a, sessionId } = await session();
+    const running = a.prompt(sessionId, `long [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
+    const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
+    await receiveThenClose(a.connectionId, [{ method: "session/cancel", params: { sessionId } }]);
+    const b = await TestClient.ready();
+    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
+    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === running.id, undefined, 0);
+    expect(ended.params.stopReason).toBe("cancelled");
+    b.close();
+  });
+
+  it("leave a session the connection never opened alone", async () => {
+    const { sessionId } = await session();
+    const other = await TestClient.ready();
+    const prompt = { id: 991, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "not mine to send" }] } };
+    await receiveThenClose(other.connectionId, [prompt]);
+    const b = await TestClient.ready();
+    const resumed = await b.call("session/resume", { sessionId, cwd: CWD });
+    expect(turnOf(resumed)).toEqual({ state: "idle" });
+    await sleep(300);
+    expect(b.frames.some((f) => f.method === "_hermes/turn_ended")).toBe(false);
+    b.close();
   });
 });
