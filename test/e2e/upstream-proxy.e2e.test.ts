@@ -6,13 +6,13 @@
  */
 import { SHARED_ACP_UPSTREAM_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockOpenAI } from "../support/mock-openai.js";
 import type { DevServer } from "../support/wrangler-dev.js";
 
@@ -26,6 +26,13 @@ const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;
 let server: DevServer;
 const editors: { kill(): void }[] = [];
+/** Each editor's home and event log: removed after the file. */
+const scratch: string[] = [];
+const scratchDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
 
 function ensureProxyBuilt(): void {
   const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) => readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs));
@@ -44,16 +51,20 @@ afterEach(() => {
   for (const e of editors.splice(0)) e.kill();
 });
 
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 
 function isolatedEnv(extra: Record<string, string>): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), "hermes-upstream-proxy-"));
+  const home = scratchDir("hermes-upstream-proxy-");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
 }
 
 async function editor(upstreams: string[], env: Record<string, string> = {}) {
-  const logFile = join(mkdtempSync(join(tmpdir(), "fake-upstream-")), "events.jsonl");
+  const logFile = join(scratchDir("fake-upstream-"), "events.jsonl");
   const cwd = `/home/dev/proxied-${crypto.randomUUID().slice(0, 8)}`;
   const args = ["--url", server.wsUrl, "--token", TOKEN, "--log-level", "debug", ...upstreams.flatMap((u) => ["--upstream", u])];
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: isolatedEnv({ FAKE_UPSTREAM_LOG: logFile, ...env }), stdio: ["pipe", "pipe", "pipe"] });
