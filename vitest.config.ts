@@ -45,6 +45,8 @@ const SUBPROCESS_TESTS = [
   "test/unit/support/wrangler-dev.test.ts",
   // issue 26: a 20,000-delta answer through `npm start` and plain `wrangler dev` (two wrangler starts, ~1-3 min)
   "test/unit/scripts/long-answer.test.ts",
+  // npm test's lane runner, with commands that stall
+  "test/unit/scripts/lanes.test.ts",
 ];
 
 export default defineConfig(async () => {
@@ -96,7 +98,7 @@ export default defineConfig(async () => {
   });
   return {
     test: {
-      // A run that hangs says what it waits on, long before `npm test` stops it.
+      // A run that stalls says what it waits on (and `npm test` runs it again).
       reporters: ["default", new StallReporter()],
       projects: [
         "./proxy/vitest.config.ts",
