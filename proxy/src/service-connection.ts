@@ -38,16 +38,20 @@ export class ServiceConnection implements Pausable {
   readonly #requests = new OwnRequests("hermes-proxy");
   readonly #stopHeartbeat: () => void;
   #open = true;
+  /** The test hook cut the socket: nothing more is taken from it. */
+  #dropped = false;
 
   constructor(socket: WebSocket, log: Logger, events: ServiceConnectionEvents, drop: DropAfterFrames) {
     this.#socket = socket;
     this.#log = log;
     socket.on("message", (data, isBinary) => {
-      if (!this.#open) return;
+      if (!this.#open || this.#dropped) return;
       this.#receive(data, isBinary, events);
       drop.received += 1;
       if (drop.received === drop.after && this.#open) {
         log.warn(`test hook: dropping the connection after ${drop.received} frames from the service (HERMES_EDGE_PROXY_TEST_DROP_AFTER_FRAMES)`);
+        // Frames that came in the same read are still emitted after the terminate: they are lost, as the cut says.
+        this.#dropped = true;
         socket.terminate();
       }
     });
