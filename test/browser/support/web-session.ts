@@ -95,9 +95,15 @@ export async function signIn(page: Page, url: string, key: string, remember = fa
   await page.locator('ul[aria-label="Sessions"][aria-busy="false"]').waitFor({ state: "attached" });
 }
 
+/**
+ * Starts a session and waits until it is the open one. The prompt box of the session open before
+ * stays until `session/new` is answered: text sent meanwhile would go to that session.
+ */
 export async function newSession(page: Page, cwd = "/workspace"): Promise<void> {
   await page.getByLabel("Working directory", { exact: true }).fill(cwd);
   await page.getByRole("button", { name: "New session", exact: true }).click();
+  const open = page.getByRole("list", { name: "Sessions", exact: true }).locator('[aria-current="true"]');
+  await open.filter({ has: page.locator(".session-name", { hasText: /^New session$/ }) }).filter({ has: page.locator(".session-meta", { hasText: `${cwd} ·` }) }).waitFor();
   await page.getByRole("textbox", { name: "Prompt", exact: true }).waitFor();
 }
 
