@@ -204,6 +204,53 @@ describe("the layout", () => {
     await screenshot(page, "first-run-long-title");
   });
 
+  it("shows a session on its way instead of the one open before, so a prompt typed meanwhile goes to the new one", async () => {
+    rig.mock.setScript("web-starting-first", [{ text: "First done." }]);
+    rig.mock.setScript("web-starting-next", [{ text: "Next done." }]);
+    const { page, errors } = await rig.page();
+    // The page's socket through a route that holds the answer to session/new until released.
+    let holding = false;
+    const held: (() => void)[] = [];
+    const newIds = new Set<unknown>();
+    await page.routeWebSocket(/\/acp/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        const frame = JSON.parse(String(message)) as { id?: unknown; method?: string };
+        if (frame.method === "session/new") newIds.add(frame.id);
+        server.send(message);
+      });
+      server.onMessage((message) => {
+        const frame = JSON.parse(String(message)) as { id?: unknown; method?: string };
+        if (holding && frame.method === undefined && newIds.has(frame.id)) held.push(() => ws.send(message));
+        else ws.send(message);
+      });
+    });
+    await signIn(page, rig.url, rig.key);
+    await newSession(page, "/starting");
+    const prompt = page.getByRole("textbox", { name: "Prompt", exact: true });
+    await prompt.fill("First [[mock:web-starting-first]]");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["First done."]);
+
+    holding = true;
+    await page.getByRole("button", { name: "New session", exact: true }).click();
+    await expect.poll(() => held.length).toBe(1);
+    // While it starts: no prompt box of the session before, and one click makes one session.
+    await page.getByRole("status").filter({ hasText: "Starting a session" }).waitFor();
+    expect(await page.getByRole("status").filter({ hasText: "Starting a session" }).innerText()).toContain("/starting");
+    expect(await prompt.count()).toBe(0);
+    expect(await page.getByRole("button", { name: "New session", exact: true }).isDisabled()).toBe(true);
+    holding = false;
+    held.shift()!();
+    await prompt.fill("Next [[mock:web-starting-next]]");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect.poll(() => page.locator(".msg-agent .markdown").allInnerTexts()).toEqual(["Next done."]);
+    const open = page.getByRole("list", { name: "Sessions", exact: true }).locator('[aria-current="true"] .session-name');
+    expect(await open.innerText()).toBe("Next [[mock:web-starting-next]]");
+    expect(rig.mock.calls("web-starting-first")).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
   it("calls a session without a title the same in the list and the header, and leaves no trail of empty ones", async () => {
     rig.mock.setScript("web-litter", [{ text: "Done." }]);
     const { page } = await rig.page();

@@ -56,7 +56,12 @@ export function App({ controller }: { controller: AppController }) {
       <div class="workbench">
         <SessionList controller={controller} state={state} />
         <main class="main">
-          {state.activeSessionId ? (
+          {state.startingIn !== null ? (
+            <div class="welcome" role="status">
+              <h2>Starting a session</h2>
+              <p class="muted">in {state.startingIn}…</p>
+            </div>
+          ) : state.activeSessionId ? (
             <SessionPane controller={controller} state={state} sessionId={state.activeSessionId} />
           ) : (
             <div class="welcome">

@@ -35,7 +35,9 @@ export function SessionList({ controller, state }: { controller: AppController; 
         <div class="row">
           <input id="cwd" value={cwd} spellcheck={false} onInput={(e) => setCwd((e.target as HTMLInputElement).value)} />
         </div>
-        <button type="submit">New session</button>
+        <button type="submit" disabled={state.startingIn !== null}>
+          New session
+        </button>
       </form>
       <div class="sessions-head">
         <h2 id="sessions-heading">Sessions</h2>

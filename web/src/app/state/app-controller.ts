@@ -203,15 +203,18 @@ export class AppController {
       this.#set({ activeSessionId: unused });
       return;
     }
+    if (this.#state.startingIn !== null) return;
+    this.#set({ startingIn: cwd.trim() });
     try {
       const created = await this.#agent.request("session/new", { cwd: cwd.trim(), mcpServers: [] });
       const info: SessionInfo = { sessionId: created.sessionId, cwd: cwd.trim(), title: null, updatedAt: new Date().toISOString() };
       this.#folders.set(created.sessionId, [info.cwd]);
       this.#unused.add(created.sessionId);
       this.#transcript(created.sessionId, (t) => ({ ...t, configOptions: created.configOptions ?? t.configOptions }));
-      this.#set({ activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
+      this.#set({ startingIn: null, activeSessionId: created.sessionId, sessions: { ...this.#state.sessions, items: [info, ...this.#state.sessions.items] } });
     } catch (err) {
-      this.#set({ error: `Could not start a session in "${cwd}": ${messageOf(err)}` });
+      // The session open before comes back, as it was.
+      this.#set({ startingIn: null, error: `Could not start a session in "${cwd}": ${messageOf(err)}` });
     }
   }
 

@@ -40,6 +40,11 @@ export interface AppState {
   readonly status: ConnectionStatus | null;
   readonly sessions: SessionsState;
   readonly activeSessionId: string | null;
+  /**
+   * The working directory of a `session/new` on its way. The page shows that instead of the session
+   * open before, so nothing typed or sent meanwhile goes to that one.
+   */
+  readonly startingIn: string | null;
   readonly transcripts: Readonly<Record<string, Transcript>>;
   /** Sessions with a turn running, started here or by another client. */
   readonly running: Readonly<Record<string, boolean>>;
@@ -56,6 +61,7 @@ export const INITIAL: AppState = {
   status: null,
   sessions: NO_SESSIONS,
   activeSessionId: null,
+  startingIn: null,
   transcripts: {},
   running: {},
   permissions: [],
