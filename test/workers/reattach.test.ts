@@ -32,6 +32,15 @@ async function fullLog(sessionId: string): Promise<{ frames: Frame[]; raw: strin
   return { frames, raw };
 }
 
+/** A new connection resumes the session after `afterSeq`; resolves with the end of `requestId`'s turn, replayed or live. */
+async function turnEndSeenAfterDrop(sessionId: string, afterSeq: number, requestId: unknown, before?: (b: TestClient) => void): Promise<{ b: TestClient; ended: Frame }> {
+  const b = await TestClient.ready();
+  await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq } } });
+  before?.(b);
+  const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === requestId, undefined, 0);
+  return { b, ended };
+}
+
 describe("sequence numbers", () => {
   it("numbers every logged frame of a session 1..N and each connection sees them strictly increasing", async () => {
     const key = uniqueKey();
@@ -232,10 +241,7 @@ describe("queued prompts of a dropped connection", () => {
     await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
     const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
     a.close();
-    const b = await TestClient.ready();
-    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
-    b.notify("$/cancel_request", { requestId: running.id });
-    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === running.id);
+    const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, running.id, (b) => b.notify("$/cancel_request", { requestId: running.id }));
     expect(ended.params.stopReason).toBe("cancelled");
     b.close();
   });
@@ -410,9 +416,7 @@ describe("frames received just before the socket closes", () => {
     const prompt = { id: 990, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: `late [[mock:${key}]]` }] } };
     const lastSeen = Math.max(0, ...a.logged(sessionId).map(seqOf));
     await receiveThenClose(a.connectionId, [prompt]);
-    const b = await TestClient.ready();
-    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
-    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === 990, undefined, 0);
+    const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, 990);
     expect(ended.params.stopReason).toBe("end_turn");
     expect(b.agentText(sessionId)).toContain("late answer");
     b.close();
@@ -426,9 +430,7 @@ describe("frames received just before the socket closes", () => {
     await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
     const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
     await receiveThenClose(a.connectionId, [{ method: "session/cancel", params: { sessionId } }]);
-    const b = await TestClient.ready();
-    await b.call("session/resume", { sessionId, cwd: CWD, _meta: { hermes: { afterSeq: lastSeen } } });
-    const ended = await b.next((f) => f.method === "_hermes/turn_ended" && f.params._meta.hermes.requestId === running.id, undefined, 0);
+    const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, running.id);
     expect(ended.params.stopReason).toBe("cancelled");
     b.close();
   });
