@@ -255,7 +255,7 @@ export class Session {
   }
 
   cancelRequest(conn: ConnectionRef, requestId: RequestId): void {
-    if (this.log.isAttached(conn.connectionId)) this.runner.cancelRequest(conn.connectionId, requestId);
+    if (this.log.isAttached(conn.connectionId) || conn.closed) this.runner.cancelRequest(conn.connectionId, requestId);
   }
 
   /** `session/close`: the turn stops, connections are let go, history stays. */

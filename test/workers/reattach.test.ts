@@ -435,6 +435,19 @@ describe("frames received just before the socket closes", () => {
     b.close();
   });
 
+  it("cancel a prompt when its $/cancel_request came before the close", async () => {
+    const key = uniqueKey();
+    await mockScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
+    const { client: a, sessionId } = await session();
+    const running = a.prompt(sessionId, `long [[mock:${key}]]`);
+    await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
+    const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
+    await receiveThenClose(a.connectionId, [{ method: "$/cancel_request", params: { requestId: running.id } }]);
+    const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, running.id);
+    expect(ended.params.stopReason).toBe("cancelled");
+    b.close();
+  });
+
   it("leave a session the connection never opened alone", async () => {
     const { sessionId } = await session();
     const other = await TestClient.ready();
