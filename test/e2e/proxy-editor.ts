@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
 import { AgentFrameValidator } from "../support/acp-schema.js";
 import { answerRequests, type EditorHandlers } from "./sdk-client.js";
+import { expect, onTestFailed } from "vitest";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const PROXY_DIR = join(REPO_ROOT, "proxy");
@@ -130,6 +131,14 @@ export function startEditor(args: string[], env: Record<string, string> = isolat
   app.onNotification("*", () => undefined);
   answerRequests(app, handlers);
   const conn = app.connect(ndJsonStream(output, input));
+
+  // A test that fails says how its proxy is, and what it said last (a proxy that went away mid-test).
+  if (expect.getState().currentTestName !== undefined) {
+    onTestFailed(() => {
+      const how = child.exitCode !== null || child.signalCode !== null ? `exited (code ${child.exitCode}, signal ${child.signalCode})` : "still running";
+      console.error(`proxy ${child.pid} ${how}; the end of its stderr:\n${stderr.slice(-4000)}`);
+    });
+  }
 
   const editor: Editor = {
     child,
