@@ -422,27 +422,18 @@ describe("frames received just before the socket closes", () => {
     b.close();
   });
 
-  it("cancel the turn when a session/cancel came before the close", async () => {
+  const cancels: [string, (sessionId: string, requestId: unknown) => Frame][] = [
+    ["session/cancel", (sessionId) => ({ method: "session/cancel", params: { sessionId } })],
+    ["$/cancel_request", (_sessionId, requestId) => ({ method: "$/cancel_request", params: { requestId } })],
+  ];
+  it.each(cancels)("cancel the running prompt when a %s came before the close", async (_method, cancel) => {
     const key = uniqueKey();
     await mockScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
     const { client: a, sessionId } = await session();
     const running = a.prompt(sessionId, `long [[mock:${key}]]`);
     await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
     const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
-    await receiveThenClose(a.connectionId, [{ method: "session/cancel", params: { sessionId } }]);
-    const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, running.id);
-    expect(ended.params.stopReason).toBe("cancelled");
-    b.close();
-  });
-
-  it("cancel a prompt when its $/cancel_request came before the close", async () => {
-    const key = uniqueKey();
-    await mockScript(key, [{ tokens: 500, chunkDelayMs: 20 }]);
-    const { client: a, sessionId } = await session();
-    const running = a.prompt(sessionId, `long [[mock:${key}]]`);
-    await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
-    const lastSeen = Math.max(...a.logged(sessionId).map(seqOf));
-    await receiveThenClose(a.connectionId, [{ method: "$/cancel_request", params: { requestId: running.id } }]);
+    await receiveThenClose(a.connectionId, [cancel(sessionId, running.id)]);
     const { b, ended } = await turnEndSeenAfterDrop(sessionId, lastSeen, running.id);
     expect(ended.params.stopReason).toBe("cancelled");
     b.close();
