@@ -6,3 +6,13 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): void {
     // ESRCH: the group is already gone.
   }
 }
+
+/** Whether any process of the group `pgid` is still running. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

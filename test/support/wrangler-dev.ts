@@ -21,7 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
-import { killGroup } from "../../scripts/lib/process-group.js";
+import { groupAlive, killGroup } from "../../scripts/lib/process-group.js";
 
 export interface DevServer {
   /** `http://127.0.0.1:PORT` */
@@ -121,8 +121,6 @@ export function wranglerEnv(persistDir: string, inspector = false): NodeJS.Proce
   };
 }
 
-export { killGroup };
-
 let exitOnSignals = false;
 
 /**
@@ -139,15 +137,6 @@ export function stopWithProcess(server: DevServer): void {
   exitOnSignals = true;
   process.once("SIGTERM", () => process.exit(128 + 15));
   process.once("SIGINT", () => process.exit(128 + 2));
-}
-
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

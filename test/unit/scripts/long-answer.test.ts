@@ -22,7 +22,8 @@ import { agentText, connectSdk } from "../../e2e/sdk-client.js";
 import { copyCheckout, type CheckoutCopy } from "../../support/checkout-copy.js";
 import { startMockOpenAI, type MockOpenAI } from "../../support/mock-openai.js";
 import { watchWorkerdSockets } from "../../support/process-sockets.js";
-import { freePort, groupAlive, killGroup, startDevServer, type DevServer } from "../../support/wrangler-dev.js";
+import { groupAlive, killGroup } from "../../../scripts/lib/process-group.js";
+import { freePort, startDevServer, type DevServer } from "../../support/wrangler-dev.js";
 
 const DELTAS = 20_000;
 const TOKEN = "tok-long";

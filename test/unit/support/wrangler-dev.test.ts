@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, freePort, type DevServer } from "../../support/wrangler-dev.js";
+import { groupAlive } from "../../../scripts/lib/process-group.js";
 
 const WORKER = `
 export default {
@@ -38,15 +39,6 @@ function writeThrowawayWorker(dir: string): void {
   writeFileSync(join(dir, "migrations", "0001_counter.sql"), "CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER);\nINSERT INTO counter VALUES (1, 0);\n");
   // Must be ignored: the harness passes every variable as --var.
   writeFileSync(join(dir, ".dev.vars"), "HERMES_EDGE_TOKENS=from-dev-vars\nONLY_IN_DEV_VARS=leaked\n");
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const json = async (url: string) => (await fetch(url)).json();
