@@ -2,15 +2,16 @@
  * Where a simple prompt's Worker CPU goes: a V8 CPU profile of workerd (the
  * Worker and every Durable Object) while `--prompts N` short prompts run over
  * the direct WebSocket, 10 per session as in figure 1. Prints self time by
- * function and by source file. Not a figure: the DevTools inspector it needs
- * makes every await slower, so read the shares, not the milliseconds.
+ * function and by source file. The profile is taken through workerd's own
+ * inspector port, so wrangler's DevTools proxy stays off; sampling still
+ * costs, so read the shares, not the milliseconds.
  *
  *   npx tsx bench/profile-prompt.ts [--prompts 200] [--out profile.cpuprofile]
  */
 import { writeFileSync } from "node:fs";
 import { WsAcpClient } from "./lib/acp-client.js";
-import { openInspector, reportSelfTime, type Profile } from "./lib/cpu-profile.js";
-import { startService, TOKEN } from "./lib/service.js";
+import { reportSelfTime, workerdInspector, type Profile } from "./lib/cpu-profile.js";
+import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
 import { initialize, newSession, nonce, runPrompt, sleep } from "./lib/turns.js";
 
 const argValue = (name: string): string | undefined => {
@@ -20,12 +21,11 @@ const argValue = (name: string): string | undefined => {
 const prompts = Number(argValue("--prompts") ?? 200);
 const out = argValue("--out");
 
-process.argv.push("--inspector"); // startService keeps wrangler's inspector on
 const service = await startService();
 try {
-  // wrangler's DevTools proxy: its Worker target is the one not named for the proxy itself.
-  const inspector = await openInspector("http://127.0.0.1:9229/json", (targets) => (targets.find((t) => !t.title?.includes("proxy")) ?? targets[0])?.webSocketDebuggerUrl);
-  if (!inspector) throw new Error("no inspector target on 127.0.0.1:9229");
+  const pid = findWorkerPid(service.server);
+  if (pid === undefined) throw new Error("the Worker's workerd process was not found");
+  const inspector = await workerdInspector(pid);
   const client = await WsAcpClient.open(service.wsUrl, TOKEN);
   await initialize(client);
   let sessionId = "";

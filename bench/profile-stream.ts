@@ -7,10 +7,9 @@
  *
  *   npx tsx bench/profile-stream.ts [--trials 3] [--deltas 20000] [--out stream.cpuprofile]
  */
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { WsAcpClient } from "./lib/acp-client.js";
-import { openInspector, reportSelfTime, type Inspector, type Profile } from "./lib/cpu-profile.js";
+import { reportSelfTime, workerdInspector, type Profile } from "./lib/cpu-profile.js";
 import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
 import { initialize, newSession, nonce, runPrompt, sleep } from "./lib/turns.js";
 
@@ -48,15 +47,4 @@ try {
   inspector.close();
 } finally {
   await service.stop();
-}
-
-/** workerd's own inspector: one of the ports the Worker's process listens on lists a target. */
-async function workerdInspector(pid: number): Promise<Inspector> {
-  const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" }).split("\n").filter((line) => line.includes(`pid=${pid},`));
-  for (const line of listening) {
-    const port = /:(\d+)$/.exec(line.split(/\s+/)[3] ?? "")?.[1];
-    const inspector = await openInspector(`http://127.0.0.1:${port}/json/list`);
-    if (inspector) return inspector;
-  }
-  throw new Error(`no inspector found among the ports workerd ${pid} listens on`);
 }

@@ -3,6 +3,7 @@
  * self time by source file and by function (bench/profile-prompt.ts,
  * bench/profile-stream.ts).
  */
+import { execFileSync } from "node:child_process";
 import WebSocket from "ws";
 import { fmt, table } from "./stats.js";
 
@@ -49,11 +50,17 @@ export async function openInspector(listUrl: string, pick: (targets: { webSocket
 /**
  * Prints self time per `unit` (the profile's total divided by `per`), by file
  * and by function, leaving out the frames named in `skip`.
+ *
+ * Each sample counts as the median interval between samples, not as its own
+ * `timeDeltas` entry: workerd's isolate takes no samples while it waits for
+ * I/O, so the delta after a wait (up to the whole gap between two prompts)
+ * would go to whichever function ran first after it.
  */
 export function reportSelfTime(profile: Profile, options: { per: number; unit: string; skip: string[]; title: string; files: number; functions: number }): void {
   const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const sampleUs = median(profile.timeDeltas);
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const id of profile.samples) selfUs.set(id, (selfUs.get(id) ?? 0) + sampleUs);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   let total = 0;
@@ -68,8 +75,24 @@ export function reportSelfTime(profile: Profile, options: { per: number; unit: s
   }
   const rows = (m: Map<string, number>, k: number) =>
     [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => [name, fmt(us / 1000 / options.per, 3), `${fmt((100 * us) / total, 1)} %`]);
-  console.log(`\n${options.title}: ${fmt(total / 1000 / options.per)} ms per ${options.unit}\n`);
+  console.log(`\n${options.title}: ${fmt(total / 1000 / options.per)} ms per ${options.unit} (${profile.samples.length} samples, one every ${fmt(sampleUs / 1000, 3)} ms)\n`);
   console.log(table(["file", `ms per ${options.unit}`, "share"], rows(byFile, options.files)));
   console.log();
   console.log(table(["function", `ms per ${options.unit}`, "share"], rows(byFunction, options.functions)));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** workerd's own inspector: one of the ports the Worker's process listens on lists a target. */
+export async function workerdInspector(pid: number): Promise<Inspector> {
+  const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" }).split("\n").filter((line) => line.includes(`pid=${pid},`));
+  for (const line of listening) {
+    const port = /:(\d+)$/.exec(line.split(/\s+/)[3] ?? "")?.[1];
+    const inspector = await openInspector(`http://127.0.0.1:${port}/json/list`);
+    if (inspector) return inspector;
+  }
+  throw new Error(`no inspector found among the ports workerd ${pid} listens on`);
 }

@@ -453,6 +453,16 @@ describe("runTurn: stop reasons and streamed content", () => {
     expect(body).not.toHaveProperty("tools");
   });
 
+  it("sends the request as the openai client builds it: its auth, its own headers and a JSON body", async () => {
+    const key = script("headers", [{ text: "ok" }]);
+    await runTurn(turnInput(key), harness().deps, new AbortController().signal);
+    const { headers } = mock.calls(key)[0]!;
+    expect(headers["authorization"]).toBe("Bearer test-key");
+    expect(headers["content-type"]).toBe("application/json");
+    expect(headers["user-agent"]).toMatch(/^OpenAI\/JS /);
+    expect(headers["x-stainless-retry-count"]).toBe("0");
+  });
+
   it("adds takeInjected messages before the next model call", async () => {
     const key = script("inject", [{ toolCalls: [{ id: "c1", name: "add", arguments: { a: 2, b: 2 } }] }, { text: "Hi, it is 4." }]);
     const queue: ChatMessage[] = [{ role: "user", content: "Be brief." }];
