@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   ConfigError,
   configPath,
@@ -13,6 +12,9 @@ import {
   resolveConfig,
   writeSavedConfig,
 } from "../src/config.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 const PATH = "/home/u/.config/hermes-edge/config.json";
 const resolve = (flags: { url?: string; token?: string }, env: Record<string, string>, saved?: { url?: string; token?: string }) =>
@@ -90,7 +92,7 @@ describe("configPath", () => {
 });
 
 describe("saved config file", () => {
-  const fresh = () => join(mkdtempSync(join(tmpdir(), "hermes-config-")), "nested", "hermes-edge", "config.json");
+  const fresh = () => join(scratchDir("hermes-config-"), "nested", "hermes-edge", "config.json");
 
   it("is written with mode 0600 in a directory with mode 0700, and reads back", () => {
     const path = fresh();

@@ -6,12 +6,14 @@
  * only the spawn is watched, to reach the first process.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../src/log.js";
 import { UpstreamHost } from "../src/upstream-host.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 const { spawned } = vi.hoisted(() => ({ spawned: [] as ChildProcess[] }));
 vi.mock("node:child_process", async (importOriginal) => {
@@ -50,7 +52,7 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
 `;
 
 function agentFile(source: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), "hosted-upstream-")), "agent.cjs");
+  const file = join(scratchDir("hosted-upstream-"), "agent.cjs");
   writeFileSync(file, source);
   return file;
 }
@@ -79,7 +81,7 @@ const until = async (check: () => boolean) => {
 
 describe("HostedUpstream restarts", () => {
   it("ignores the late exit of a process it already replaced: the restarted agent keeps answering", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "hosted-upstream-")), "agent.cjs");
+    const file = join(scratchDir("hosted-upstream-"), "agent.cjs");
     writeFileSync(file, AGENT);
     const lines: string[] = [];
     const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", (line) => lines.push(line)));

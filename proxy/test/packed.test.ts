@@ -6,14 +6,16 @@
  * from npm's cache, which `npm ci` filled.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeService } from "./fake-service.js";
 import { isolatedEnv } from "./proxy-process.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -31,7 +33,7 @@ let bin: string;
 let service: FakeService;
 
 beforeAll(async () => {
-  const work = mkdtempSync(join(tmpdir(), "hermes-proxy-pack-"));
+  const work = scratchDir("hermes-proxy-pack-");
   // dist/ was built by global-setup; `prepare` would rebuild it under the other tests' running CLIs.
   await run("npm", ["pack", "-w", "hermes-edge-proxy", "--pack-destination", work, "--ignore-scripts", "--silent"], { cwd: repoRoot, env: npmEnv() });
   const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));

@@ -4,10 +4,13 @@
  * anything else is recorded in `garbage` so tests can assert stdout stays clean.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+import { afterAll } from "vitest";
+
+// Each test file imports this module afresh (the project isolates files): its proxies' homes go after it.
+afterAll(removeScratchDirs);
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 
@@ -20,7 +23,7 @@ export const WAIT_MS = 20_000;
 export type Message = Record<string, unknown> & { id?: string | number | null; method?: string; params?: Record<string, unknown> };
 
 export function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), "hermes-proxy-test-"));
+  const home = scratchDir("hermes-proxy-test-");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;

@@ -3,13 +3,15 @@
  * `acp` ones and run here (server-everything from npm), the editor's own
  * `acp` entries and their `mcp/message` requests pass through untouched.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
 import { INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 const fx = useFakeService();
 const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
@@ -131,7 +133,7 @@ describe("stdio MCP servers", () => {
   });
 
   it("keeps an idle server's list_changed through its logging, for the server's next request", async () => {
-    const flag = join(mkdtempSync(join(tmpdir(), "hermes-late-tools-")), "enable");
+    const flag = join(scratchDir("hermes-late-tools-"), "enable");
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
     const env = [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "100" }];

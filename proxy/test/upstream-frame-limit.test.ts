@@ -6,13 +6,15 @@
  * own request gets that error, and the editor sees nothing of it. The agent is
  * a real process; every frame the editor gets is checked against the ACP schema.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { AgentFrameValidator } from "../../test/support/acp-schema.js";
 import { useFakeService } from "./fixture.js";
 import { INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 const fx = useFakeService();
 
@@ -31,7 +33,7 @@ const tunnelled = () =>
 
 describe("an upstream agent's message over the service's frame limit", () => {
   it("answers the service's request with an error naming the sizes, gives the agent's own request that error, and shows the editor nothing", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "upstream-frame-")), "agent.cjs");
+    const file = join(scratchDir("upstream-frame-"), "agent.cjs");
     writeFileSync(file, AGENT);
     const p = fx.spawn(["--url", fx.service.url, "--log-level", "debug", "--upstream", `big="${process.execPath}" "${file}"`], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     const validator = new AgentFrameValidator();

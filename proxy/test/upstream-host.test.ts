@@ -5,13 +5,15 @@
  * (it may have been lost with the old socket) reaches the agent only once.
  * The agent is a real process: a small line-echoing script.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../src/line-framing.js";
 import { createLogger } from "../src/log.js";
 import { agentEnvironment, OFFLINE_LIMIT, UpstreamHost } from "../src/upstream-host.js";
+import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
+
+afterAll(removeScratchDirs);
 
 // Answers each request with the method and how many requests it has seen; says "hi" when told to.
 const AGENT = `
@@ -27,7 +29,7 @@ const hosts: UpstreamHost[] = [];
 afterEach(() => hosts.splice(0).forEach((h) => h.stop()));
 
 function host(): { host: UpstreamHost; received: unknown[]; lines: string[] } {
-  const file = join(mkdtempSync(join(tmpdir(), "upstream-host-")), "agent.cjs");
+  const file = join(scratchDir("upstream-host-"), "agent.cjs");
   writeFileSync(file, AGENT);
   const lines: string[] = [];
   const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", (line) => lines.push(line)));
@@ -98,7 +100,7 @@ describe("UpstreamHost across a reconnect", () => {
   });
 
   it("names what an agent that dies wrote on stderr in the error its pending request gets", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "upstream-host-")), "agent.cjs");
+    const file = join(scratchDir("upstream-host-"), "agent.cjs");
     writeFileSync(file, `require("node:readline").createInterface({ input: process.stdin }).on("line", () => { console.error("error: not logged in; run copilot login"); process.exit(1); });`);
     const h = new UpstreamHost({ echo: `"${process.execPath}" "${file}"` }, createLogger("debug", () => undefined));
     hosts.push(h);
@@ -113,7 +115,7 @@ describe("UpstreamHost across a reconnect", () => {
   });
 
   it("stops an agent that writes more than the message limit without a newline, failing its request with the limit named", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "upstream-host-"));
+    const dir = scratchDir("upstream-host-");
     const file = join(dir, "agent.cjs");
     const pids = join(dir, "pids");
     // 40 MiB of one line, never ended, and the process stays.

@@ -18,6 +18,7 @@ import { freePort, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 import { SHARED_MCP_CALL_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
+import { scratchDir } from "../support/scratch-dir.js";
 
 const TOKEN = "tok-mcp-e2e";
 // The shared server's (HERMES_MCP_CALL_TIMEOUT_MS, with HERMES_ALLOW_PRIVATE_MCP=1 for server-everything on
@@ -73,7 +74,7 @@ afterAll(() => {
 });
 
 /** A real folder: the proxy starts stdio servers in the session's cwd on this machine. */
-const cwdFor = (name: string) => mkdtempSync(join(tmpdir(), `hermes-mcp-${name}-`));
+const cwdFor = (name: string) => scratchDir(`hermes-mcp-${name}-`);
 const toolMessages = (key: string, call: number) =>
   Object.fromEntries(mock.calls(key)[call]!.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
 const offered = (key: string, call = 0) => ((mock.calls(key)[call]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);

@@ -4,8 +4,7 @@
  * every frame it reads checked against the ACP v1 JSON schema.
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -13,6 +12,7 @@ import { client, ndJsonStream, type SessionNotification } from "@agentclientprot
 import { AgentFrameValidator } from "../support/acp-schema.js";
 import { answerRequests, type EditorHandlers } from "./sdk-client.js";
 import { expect, onTestFailed } from "vitest";
+import { scratchDir } from "../support/scratch-dir.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const PROXY_DIR = join(REPO_ROOT, "proxy");
@@ -33,7 +33,7 @@ export function ensureProxyBuilt(): void {
 
 /** The environment without the developer's HERMES_EDGE_* and saved config. */
 export function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), "hermes-proxy-e2e-"));
+  const home = scratchDir("hermes-proxy-e2e-");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;

@@ -6,15 +6,15 @@
  */
 import { SHARED_ACP_UPSTREAM_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockOpenAI } from "../support/mock-openai.js";
 import type { DevServer } from "../support/wrangler-dev.js";
+import { scratchDir } from "../support/scratch-dir.js";
 
 const TOKEN = "tok-upstream-proxy-e2e";
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -26,13 +26,6 @@ const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;
 let server: DevServer;
 const editors: { kill(): void }[] = [];
-/** Each editor's home and event log: removed after the file. */
-const scratch: string[] = [];
-const scratchDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-};
 
 function ensureProxyBuilt(): void {
   const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) => readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs));
@@ -49,10 +42,6 @@ beforeAll(() => {
 
 afterEach(() => {
   for (const e of editors.splice(0)) e.kill();
-});
-
-afterAll(() => {
-  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 

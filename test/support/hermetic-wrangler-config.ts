@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { scratchDir } from "./scratch-dir.js";
 
 /** Keys whose values are paths relative to the config's folder. */
 const PATH_KEYS = ["main", "migrations_dir", "directory"];
@@ -21,7 +21,7 @@ export function hermeticWranglerConfig(repoRoot: string): string {
   const keys = new RegExp(`^(\\s*(?:${PATH_KEYS.join("|")})\\s*=\\s*)"([^"]+)"`, "gm");
   const absolute = (_: string, head: string, value: string) => `${head}${JSON.stringify(resolve(repoRoot, value))}`;
   const copy = source.replace(keys, absolute).replace(ALIAS_ENTRY, absolute);
-  const path = join(mkdtempSync(join(tmpdir(), "hermes-edge-workers-config-")), "wrangler.toml");
+  const path = join(scratchDir("hermes-edge-workers-config-"), "wrangler.toml");
   writeFileSync(path, copy);
   return path;
 }

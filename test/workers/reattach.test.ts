@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFailed } from "vitest";
 import type { ConnectionObject } from "../../src/durable/connection-object.js";
 import { conversation, mockScript, range, seqOf, sleep, TestClient, uniqueKey, type Frame, turnOf } from "./acp-test-client.js";
 
@@ -250,6 +250,8 @@ describe("queued prompts of a dropped connection", () => {
     const key = uniqueKey();
     await mockScript(key, [{ tokens: 15, chunkDelayMs: 30 }]);
     const { client: a, sessionId } = await session();
+    // Seen twice in full runs under load: the second turn never ended. This says where it stood.
+    onTestFailed(async () => console.error("the session's prompts and record:", JSON.stringify(await promptsAndRecord(sessionId), null, 1)));
     const first = a.prompt(sessionId, `first [[mock:${key}]]`);
     await a.next((f) => f.params?.update?.sessionUpdate === "agent_message_chunk");
     const second = a.prompt(sessionId, "second");
@@ -452,3 +454,11 @@ describe("frames received just before the socket closes", () => {
     b.close();
   });
 });
+
+/** The session object's prompt rows and its stored record, read from its storage (for a failed test's message). */
+function promptsAndRecord(sessionId: string): Promise<{ prompts: unknown[]; meta: unknown[] }> {
+  return runInDurableObject(env.SESSION.get(env.SESSION.idFromName(sessionId)), (_instance, ctx) => ({
+    prompts: ctx.storage.sql.exec("SELECT id, connection_id, request_id, state, stop_reason, created_at FROM prompts").toArray(),
+    meta: ctx.storage.sql.exec("SELECT key, substr(value, 1, 2000) AS value FROM meta").toArray(),
+  }));
+}
