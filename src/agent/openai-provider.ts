@@ -64,7 +64,7 @@ export class OpenAIProvider implements ModelProvider {
   /**
    * The request as the client's own `post` would send it, fetched without the
    * client's request pipeline: its logging, timer and response wrapping cost
-   * about 0.3 ms of CPU and latency per model call (BENCHMARKS.md, figure 1b).
+   * 0.1–0.3 ms of CPU and of latency per model call (BENCHMARKS.md, figure 1b).
    * A refused request throws the client's own `APIError` for its status.
    */
   async #post(request: ModelRequest): Promise<Response> {
