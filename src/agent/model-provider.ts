@@ -11,7 +11,8 @@ export type ToolSpec = ChatCompletionTool;
 export interface ModelRequest {
   model: string;
   messages: ChatMessage[];
-  tools: ToolSpec[];
+  /** Shared between calls with the same tools (`toolSpecs`): never changed. */
+  tools: readonly ToolSpec[];
   reasoningEffort?: "low" | "medium" | "high";
   signal: AbortSignal;
 }

@@ -21,6 +21,7 @@ import {
 
 export class OpenAIProvider implements ModelProvider {
   readonly #client: OpenAI;
+  #target: Promise<{ url: string; headers: Headers }> | undefined;
 
   constructor(options: { baseURL: string; apiKey: string }) {
     this.#client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: HEADERS_TIMEOUT_MS });
@@ -62,25 +63,19 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   /**
-   * The request as the client's own `post` would send it, fetched without the
+   * The request as the client's own `post` would send it (`#buildTarget`), fetched without the
    * client's request pipeline: its logging, timer and response wrapping cost
    * 0.1–0.3 ms of CPU and of latency per model call (BENCHMARKS.md, figure 1b).
    * A refused request throws the client's own `APIError` for its status.
    */
   async #post(request: ModelRequest): Promise<Response> {
-    // The body goes as text the client passes through verbatim (see `chatRequestBody`), not as an object it stringifies.
-    const { req, url } = await this.#client.buildRequest({
-      method: "post",
-      path: "/chat/completions",
-      body: chatRequestBody(request),
-      headers: { "content-type": "application/json" },
-      stream: true,
-    });
+    const { url, headers } = await (this.#target ??= this.#buildTarget());
     const timedOut = new AbortController();
     const timer = setTimeout(() => timedOut.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
     let response: Response;
     try {
-      response = await fetch(url, { ...req, signal: AbortSignal.any([request.signal, timedOut.signal]) });
+      // The body is text (see `chatRequestBody`), sent as built.
+      response = await fetch(url, { method: "POST", headers, body: chatRequestBody(request), signal: AbortSignal.any([request.signal, timedOut.signal]) });
     } finally {
       clearTimeout(timer);
     }
@@ -88,6 +83,16 @@ export class OpenAIProvider implements ModelProvider {
     const text = await response.text().catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
     const json = parseJson(text);
     throw OpenAI.APIError.generate(response.status, json, json === undefined ? text : undefined, response.headers);
+  }
+
+  /**
+   * The URL and headers the client's own `post` would send. They depend only
+   * on the client's options (the OpenAI client adds no per-request idempotency
+   * key), so they are built once per provider rather than once per model call.
+   */
+  async #buildTarget(): Promise<{ url: string; headers: Headers }> {
+    const { req, url } = await this.#client.buildRequest({ method: "post", path: "/chat/completions", headers: { "content-type": "application/json" }, stream: true });
+    return { url, headers: new Headers(req.headers) };
   }
 }
 

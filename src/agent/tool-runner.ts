@@ -13,8 +13,23 @@ import { describeUnknownKeys, unknownArguments } from "./unknown-arguments.js";
 /** Tool specs are the same for every turn; converting zod to JSON Schema each time costs ~1 ms. */
 const specCache = new WeakMap<AnyTool, ChatCompletionFunctionTool>();
 
-export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
-  return tools.map(toolSpec);
+/**
+ * The last list given out: a turn offered the same tools as the one before it
+ * (the usual case) gets the same array, so the request body reuses its JSON
+ * (`chatRequestBody` keeps it per array) instead of serializing every tool's
+ * schema again on every prompt.
+ */
+let lastSpecs: { tools: readonly AnyTool[]; specs: readonly ToolSpec[] } | null = null;
+
+export function toolSpecs(tools: readonly AnyTool[]): readonly ToolSpec[] {
+  if (lastSpecs && sameTools(lastSpecs.tools, tools)) return lastSpecs.specs;
+  const specs = tools.map(toolSpec);
+  lastSpecs = { tools: [...tools], specs };
+  return specs;
+}
+
+function sameTools(a: readonly AnyTool[], b: readonly AnyTool[]): boolean {
+  return a.length === b.length && a.every((tool, i) => tool === b[i]);
 }
 
 function toolSpec(tool: AnyTool): ChatCompletionFunctionTool {

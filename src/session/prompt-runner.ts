@@ -369,15 +369,16 @@ export class PromptRunner {
   /** The end of every turn, prompt or task: stored, announced, indexed, then answered. */
   async #finish(row: PromptRow, outcome: RunOutcome, extra: { interrupted?: boolean } = {}): Promise<void> {
     const store = this.#store;
-    if (outcome.usage) {
-      const used = outcome.usage.promptTokens + outcome.usage.completionTokens;
-      store.updateRecord({ lastUsage: used });
-      this.#log.emit(usageUpdate(used, this.#contextWindow()));
-    }
+    const used = outcome.usage ? outcome.usage.promptTokens + outcome.usage.completionTokens : undefined;
+    if (used !== undefined) this.#log.emit(usageUpdate(used, this.#contextWindow()));
     const ended = turnRecord(outcome, extra.interrupted === true);
     if (this.#steps.running()?.promptId === row.id) this.#steps.end();
     store.setPromptState(row.id, ended.state, ended.stopReason);
-    store.updateRecord({ ...ended.record, lastTurn: { requestId: row.requestId, connectionId: row.connectionId } });
+    store.updateRecord({
+      ...ended.record,
+      lastTurn: { requestId: row.requestId, connectionId: row.connectionId },
+      ...(used !== undefined ? { lastUsage: used } : {}),
+    });
     this.#log.emitTurnEnded({
       sessionId: store.record()!.sessionId,
       // As stored (`turnRecord`): a failed turn has no stop reason, only its error, which was the prompt's answer.

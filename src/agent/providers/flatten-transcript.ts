@@ -11,7 +11,7 @@ export const TOOL_CALL_INSTRUCTION =
   "You may write text before the blocks. After your tool calls, stop: the results come back in the next message. " +
   "Do not use your own tools or run commands yourself; use only the tools listed here. When no tool is needed, just answer.";
 
-export function flattenTranscript(messages: ChatMessage[], tools: ToolSpec[]): string {
+export function flattenTranscript(messages: ChatMessage[], tools: readonly ToolSpec[]): string {
   const parts: string[] = [];
   const names = new Map<string, string>();
   for (const message of messages) {

@@ -453,14 +453,20 @@ describe("runTurn: stop reasons and streamed content", () => {
     expect(body).not.toHaveProperty("tools");
   });
 
-  it("sends the request as the openai client builds it: its auth, its own headers and a JSON body", async () => {
-    const key = script("headers", [{ text: "ok" }]);
+  it("sends every request as the openai client builds it: its auth, its own headers and a JSON body", async () => {
+    const key = script("headers", [{ text: "ok" }, { text: "ok again" }]);
     await runTurn(turnInput(key), harness().deps, new AbortController().signal);
-    const { headers } = mock.calls(key)[0]!;
-    expect(headers["authorization"]).toBe("Bearer test-key");
-    expect(headers["content-type"]).toBe("application/json");
-    expect(headers["user-agent"]).toMatch(/^OpenAI\/JS /);
-    expect(headers["x-stainless-retry-count"]).toBe("0");
+    // The second call reuses what the first built (the provider keeps its URL and headers).
+    await runTurn(turnInput(key), harness().deps, new AbortController().signal);
+    const calls = mock.calls(key);
+    expect(calls).toHaveLength(2);
+    for (const { headers, body } of calls) {
+      expect(headers["authorization"]).toBe("Bearer test-key");
+      expect(headers["content-type"]).toBe("application/json");
+      expect(headers["user-agent"]).toMatch(/^OpenAI\/JS /);
+      expect(headers["x-stainless-retry-count"]).toBe("0");
+      expect(body.stream).toBe(true);
+    }
   });
 
   it("adds takeInjected messages before the next model call", async () => {

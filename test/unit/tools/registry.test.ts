@@ -37,6 +37,15 @@ describe("tool registry", () => {
       expect(spec).toMatchObject({ type: "function", function: { description: expect.stringMatching(/.{40}/), parameters: { type: "object" } } });
     }
   });
+
+  it("gives the same tools the same spec list, so a request body serializes their schemas once, and other tools their own", () => {
+    const all = toolSpecs([...ALL_TOOLS]);
+    expect(toolSpecs([...ALL_TOOLS])).toBe(all);
+    const some = toolSpecs(ALL_TOOLS.slice(1));
+    expect(some).not.toBe(all);
+    expect(some.map((s) => s.type === "function" && s.function.name)).toEqual(names(ALL_TOOLS.slice(1)));
+    expect(toolSpecs(ALL_TOOLS.slice(0, 3).reverse()).map((s) => s.type === "function" && s.function.name)).toEqual(["patch", "write_file", "read_file"]);
+  });
 });
 
 async function runThroughLoop(client: FakeClient, name: string, args: unknown) {
