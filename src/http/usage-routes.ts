@@ -32,8 +32,8 @@ export async function usageByUser(env: Pick<Env, "DB">, tenant: string, range: {
 }
 
 export async function usageReport(env: Pick<Env, "DB" | "TENANT">, tenant: string, range: { from: string; to: string }): Promise<UsageReport> {
-  // The tenant object writes usage to D1 within a second of each turn; a read asks it to write now.
-  // If it cannot be reached, D1's totals (at most that second behind) are the answer.
+  // The tenant object writes usage to D1 within `FLUSH_DELAY_MS` of each turn; a read asks it to write now.
+  // If it cannot be reached, D1's totals (at most that far behind) are the answer.
   await flushUsage(env, tenant).catch((err) => console.error("usage read: the tenant object did not flush", { tenant }, err));
   const days = await new UsageIndex(env.DB).read(tenant, range.from, range.to);
   return { tenant, ...range, days, total: totalOf(days) };
