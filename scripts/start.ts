@@ -54,7 +54,7 @@ else if (vars.addedAdminToken) console.error("added HERMES_ADMIN_TOKEN to .dev.v
 // The editor snippet points at the built proxy; `npm ci` builds it, a clone that skipped scripts may not have.
 if (!existsSync(join(root, "proxy", "dist", "cli.js"))) run("npm", ["run", "build", "-w", "hermes-edge-proxy"], "building the proxy");
 run("npx", ["wrangler", "d1", "migrations", "apply", "hermes-edge", "--local"], "applying the local D1 migrations");
-const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String(port), ...wranglerDevArgs(process.env)], {
+const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String(port), ...wranglerDevArgs(process.env, port)], {
   cwd: root,
   stdio: "inherit",
   env: wranglerDevEnv(process.env),

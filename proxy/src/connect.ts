@@ -5,6 +5,7 @@
  * @module
  */
 import WebSocket from "ws";
+import { z } from "zod";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./line-framing.js";
 
 export interface ConnectOptions {
@@ -31,7 +32,30 @@ export type ConnectResult =
   | { readonly ok: true; readonly socket: WebSocket; readonly connectionId: string | null }
   | ({ readonly ok: false } & ConnectFailure);
 
-const BODY_SNIPPET_BYTES = 300;
+/** How much of a refusal's body is read: the service's JSON error fits many times over. */
+const BODY_READ_BYTES = 4096;
+/** How much of a refusal's reason is shown. */
+const REASON_CHARS = 300;
+
+/** The service's HTTP error body (every route's, src/http/http-error.ts): `{"error": {"code", "message", "data"?}}`. */
+const zServiceErrorBody = z.object({ error: z.object({ message: z.string().trim().min(1) }) });
+
+/**
+ * An HTTP refusal's reason in words: the service's JSON error body says it in
+ * `error.message` ("key revoked"), and that is what a person should read, not
+ * the JSON around it. Any other body (a proxy's HTML page, plain text) is shown
+ * as it came, cut short.
+ */
+export function refusalReason(body: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  const parsed = zServiceErrorBody.safeParse(json);
+  return (parsed.success ? parsed.data.error.message : body.trim()).slice(0, REASON_CHARS).trim();
+}
 
 export function openSocket(options: ConnectOptions): Promise<ConnectResult> {
   return new Promise((resolve) => {
@@ -68,12 +92,12 @@ export function openSocket(options: ConnectOptions): Promise<ConnectResult> {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {
-        if (size < BODY_SNIPPET_BYTES) chunks.push(chunk);
+        if (size < BODY_READ_BYTES) chunks.push(chunk);
         size += chunk.length;
       });
       const finish = (): void => {
-        const body = Buffer.concat(chunks).toString("utf8").slice(0, BODY_SNIPPET_BYTES).trim();
-        const message = `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}${body ? `: ${body}` : ""}`;
+        const reason = refusalReason(Buffer.concat(chunks).toString("utf8"));
+        const message = `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}${reason ? `: ${reason}` : ""}`;
         settle(status === 401 || status === 403 ? { ok: false, kind: "unauthorized", status, message } : { ok: false, kind: "http", status, message });
         request.destroy();
       };

@@ -5,8 +5,9 @@
  * reaches the bridge.
  * @module
  */
-import { decodeFrame, ErrorCode, errorFrame, toErrorResponse, type Frame } from "@hermes-edge/protocol";
+import { decodeFrame, errorFrame, toErrorResponse, type Frame } from "@hermes-edge/protocol";
 import type { EditorOutput } from "./editor-output.js";
+import { malformedMessageError, messageTooLargeError } from "./failures.js";
 import { LineDecoder, type DecodedLine } from "./line-framing.js";
 import type { Logger } from "./log.js";
 
@@ -20,13 +21,14 @@ export function readEditor(input: NodeJS.ReadableStream, editor: EditorOutput, l
   const decoder = new LineDecoder();
   const onLine = (line: DecodedLine): void => {
     if (line.kind === "too_large") {
-      editor.write(errorFrame(null, { code: ErrorCode.invalidRequest, message: `Message exceeds ${line.maxBytes} bytes; dropped` }));
+      log.warn(`a message from the editor exceeds ${line.maxBytes} bytes; dropped`);
+      editor.write(errorFrame(null, messageTooLargeError(line.maxBytes)));
       return;
     }
     const decoded = decodeFrame(line.text);
     if (decoded.kind === "invalid") {
       log.warn(`malformed frame from the editor (${decoded.error.message}); answered with ${decoded.error.code}`);
-      editor.write(errorFrame(decoded.id, toErrorResponse(decoded.error)));
+      editor.write(errorFrame(decoded.id, malformedMessageError(toErrorResponse(decoded.error))));
       return;
     }
     events.frame(decoded, line.text);

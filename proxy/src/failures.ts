@@ -1,10 +1,13 @@
 /**
- * The words the proxy uses when the service cannot be used: the JSON-RPC
- * errors editors receive and the matching stderr lines. Kept in one place so
- * that editors and logs say the same thing.
+ * The words the proxy uses when the service cannot be used, or an editor's
+ * message cannot be: the JSON-RPC errors the proxy itself sends editors and
+ * the matching stderr lines. Kept in one place so that editors and logs say
+ * the same thing. Every one is built by `errorWithDetails`: some clients
+ * (Toad) show only `data.reason` and `data.details`, so the sentence goes
+ * there too.
  * @module
  */
-import { ErrorCode, type ErrorResponse } from "@hermes-edge/protocol";
+import { ErrorCode, errorWithDetails, formatSize, type ErrorResponse } from "@hermes-edge/protocol";
 import type { ConnectFailure } from "./connect.js";
 import { describeTokenSource, type ValueSource } from "./config.js";
 import { setupCommand } from "./setup-command.js";
@@ -15,17 +18,46 @@ export const LOCAL_START_HINT = "Is the service running? Locally: `npm start` in
 /** Past --give-up-after. Not -32000: in ACP that code means "authentication required". */
 export function unreachableError(url: string, since: Date): ErrorResponse {
   const at = since.toISOString();
-  return {
-    code: ErrorCode.internalError,
-    message: `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying in the background`,
-    data: { reason: "service_unreachable", url, since: at, details: `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying.` },
-  };
+  return errorWithDetails(ErrorCode.internalError, `The hermes-edge service at ${url} is unreachable since ${at}; the proxy keeps retrying in the background`, {
+    reason: "service_unreachable",
+    url,
+    since: at,
+  });
 }
 
 /** The outbox (requests waiting for the service) is full. */
 export function outboxFullError(): ErrorResponse {
-  const message = "Too many requests are waiting for the hermes-edge service to come back; try again later.";
-  return { code: ErrorCode.internalError, message, data: { reason: "outbox_full", details: message } };
+  return errorWithDetails(ErrorCode.internalError, "Too many requests are waiting for the hermes-edge service to come back; try again later.", { reason: "outbox_full" });
+}
+
+/** A line on stdin longer than the proxy reads: skipped unread, so its id is unknown (the answer's id is null). */
+export function messageTooLargeError(maxBytes: number): ErrorResponse {
+  return errorWithDetails(
+    ErrorCode.invalidRequest,
+    `A message from the editor was over hermes-edge-proxy's limit of ${formatSize(maxBytes)} (${maxBytes} bytes) and was dropped; it never reached the service.`,
+  );
+}
+
+/** A line on stdin that is not JSON-RPC: `error` is the decoder's (-32700 or -32600, with `data.detail`), kept as it is but for the sentence. */
+export function malformedMessageError(error: ErrorResponse): ErrorResponse {
+  const detail = (error.data as { detail?: unknown } | undefined)?.detail;
+  const why = typeof detail === "string" ? `${error.message}: ${detail}` : error.message;
+  return errorWithDetails(error.code, `hermes-edge-proxy cannot read a message from the editor (${why}); it was not sent to the service.`, (error.data ?? {}) as Record<string, unknown>);
+}
+
+/** `logout` could not remove the saved token (an unreadable or unwritable config file). */
+export function logoutFailedError(err: unknown): ErrorResponse {
+  return errorWithDetails(ErrorCode.internalError, `Could not log out of hermes-edge: ${errorText(err)}. The saved token was not removed.`);
+}
+
+/** `authenticate` after `logout`: the saved config (or a flag, or HERMES_EDGE_TOKEN) cannot be used. */
+export function unusableConfigError(err: unknown): ErrorResponse {
+  // The config's own errors say how to fix them (ConfigError: "…; fix it, delete it, or run hermes-edge-proxy --setup").
+  return errorWithDetails(ErrorCode.authRequired, `Cannot authenticate with hermes-edge: ${errorText(err)}.`);
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, "");
 }
 
 /** What went wrong, in the words of `data.cause`. */
@@ -47,13 +79,12 @@ export function isDefinitive(failure: ConnectFailure): boolean {
  */
 export function startupError(url: string, failure: ConnectFailure | undefined, waitedMs: number): ErrorResponse {
   const { cause, words } = describeStartupFailure(url, failure, waitedMs);
-  const message = `Cannot connect to the hermes-edge service at ${url}: ${words}`;
-  return {
-    code: ErrorCode.internalError,
-    message,
-    // Some clients (Toad) show only data.reason and data.details: the sentence goes there too.
-    data: { reason: "service_unreachable_at_startup", details: message, url, cause, ...(failure ? { detail: failure.message } : {}) },
-  };
+  return errorWithDetails(ErrorCode.internalError, `Cannot connect to the hermes-edge service at ${url}: ${words}`, {
+    reason: "service_unreachable_at_startup",
+    url,
+    cause,
+    ...(failure ? { detail: failure.message } : {}),
+  });
 }
 
 function describeStartupFailure(url: string, failure: ConnectFailure | undefined, waitedMs: number): { cause: StartupCause; words: string } {
@@ -91,40 +122,36 @@ export interface TokenOrigin {
 export function unauthorized(failure: ConnectFailure & { kind: "unauthorized" }, origin: TokenOrigin): { log: string; error: ErrorResponse } {
   const source = describeTokenSource(origin.tokenSource, origin.configPath);
   const setup = setupCommand();
-  // failure.message carries the service's reason ("HTTP 401 Unauthorized: key revoked"): the editor sees it too.
-  const message = `hermes-edge at ${origin.url} refused the token (${failure.message}); token source: ${source}. Run "${setup}" or set HERMES_EDGE_TOKEN.`;
+  // failure.message carries the service's reason in words ("HTTP 401 Unauthorized: key revoked", see connect.ts): the editor sees it too.
   return {
     log:
       `the hermes-edge service at ${origin.url} refused the connection (${failure.message}). ` +
       `Token used: ${source}. Fix it with "${setup}", HERMES_EDGE_TOKEN or --token.`,
-    error: {
-      code: ErrorCode.authRequired,
-      message,
-      data: { reason: "unauthorized", details: message, status: failure.status, tokenSource: origin.tokenSource, url: origin.url },
-    },
+    error: errorWithDetails(ErrorCode.authRequired, `hermes-edge at ${origin.url} refused the token (${failure.message}); token source: ${source}. Run "${setup}" or set HERMES_EDGE_TOKEN.`, {
+      reason: "unauthorized",
+      status: failure.status,
+      tokenSource: origin.tokenSource,
+      url: origin.url,
+    }),
   };
 }
 
-const LOGGED_OUT = 'Authentication required: logged out of hermes-edge. Authenticate again (the terminal method runs "hermes-edge-proxy --setup").';
-const NOT_CONFIGURED =
-  'Authentication required: hermes-edge-proxy has no token yet. Authenticate with "Configure hermes-edge" (it runs "hermes-edge-proxy --setup"), or set HERMES_EDGE_TOKEN.';
-
 /** After `logout`: every request but `authenticate` and `logout` (`initialize` included) gets this until the editor authenticates. */
 export function loggedOutError(): ErrorResponse {
-  return {
-    code: ErrorCode.authRequired,
-    message: LOGGED_OUT,
-    data: { reason: "logged_out", details: LOGGED_OUT },
-  };
+  return errorWithDetails(
+    ErrorCode.authRequired,
+    'Authentication required: logged out of hermes-edge. Authenticate again (the terminal method runs "hermes-edge-proxy --setup").',
+    { reason: "logged_out" },
+  );
 }
 
 /** A first run: no token from any source, and the editor can run the terminal setup method. */
 export function notConfiguredError(): ErrorResponse {
-  return {
-    code: ErrorCode.authRequired,
-    message: NOT_CONFIGURED,
-    data: { reason: "not_configured", details: NOT_CONFIGURED },
-  };
+  return errorWithDetails(
+    ErrorCode.authRequired,
+    'Authentication required: hermes-edge-proxy has no token yet. Authenticate with "Configure hermes-edge" (it runs "hermes-edge-proxy --setup"), or set HERMES_EDGE_TOKEN.',
+    { reason: "not_configured" },
+  );
 }
 
 export function connectFailureLog(failure: ConnectFailure, url: string): string {

@@ -12,7 +12,7 @@ import type { ConnectFailure } from "./connect.js";
 import type { ResolvedConfig } from "./config.js";
 import type { Credentials } from "./credentials.js";
 import type { EditorOutput } from "./editor-output.js";
-import { loggedOutError, notConfiguredError, startupError, unauthorized } from "./failures.js";
+import { loggedOutError, logoutFailedError, notConfiguredError, startupError, unauthorized, unusableConfigError } from "./failures.js";
 import type { Logger } from "./log.js";
 
 /** What the bridge does with an editor request: its own `logout`/`authenticate`/`initialize`, already answered, or forward (undefined). */
@@ -64,7 +64,7 @@ export class LoginState {
           "; closing the service connection",
       );
     } catch (err) {
-      return { error: { code: ErrorCode.internalError, message: `logout failed: ${err instanceof Error ? err.message : String(err)}` } };
+      return { error: logoutFailedError(err) };
     }
     if (this.#authenticating !== undefined) this.#editor.answer([{ id: this.#authenticating, error: loggedOutError() }]);
     this.#authenticating = undefined;
@@ -77,7 +77,7 @@ export class LoginState {
       const { url, tokenSource } = this.#credentials.reload();
       this.#log.info(`authenticate: connecting to ${url} with the token from ${tokenSource}`);
     } catch (err) {
-      this.#editor.answer([{ id, error: { code: ErrorCode.authRequired, message: err instanceof Error ? err.message : String(err) } }]);
+      this.#editor.answer([{ id, error: unusableConfigError(err) }]);
       return false;
     }
     this.#authenticating = id;

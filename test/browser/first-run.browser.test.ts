@@ -70,7 +70,7 @@ describe("the prompt box", () => {
     expect(errors).toEqual([]);
   });
 
-  it("keeps a small paste in the box, and a removed pasted text is not sent", async () => {
+  it("keeps a small paste in the box, a removed pasted text goes, and a large drop is kept aside like a paste", async () => {
     const { page } = await rig.page();
     await signIn(page, rig.url, rig.key);
     await newSession(page);
@@ -86,6 +86,17 @@ describe("the prompt box", () => {
     await list.getByRole("button", { name: "Remove pasted text 1", exact: true }).click();
     await list.waitFor({ state: "detached" });
     expect(await prompt.inputValue()).toBe("small paste");
+    // Text dragged in from another window: a drop event with its DataTransfer, as Chromium sends one.
+    await prompt.evaluate((box, text) => {
+      const dataTransfer = new DataTransfer();
+      dataTransfer.setData("text/plain", text);
+      box.dispatchEvent(new DragEvent("drop", { dataTransfer, bubbles: true, cancelable: true }));
+    }, "z".repeat(200_000));
+    await list.waitFor();
+    expect(await list.getByRole("listitem").locator("span").innerText()).toBe("Pasted text, 195 KB, one line");
+    expect(await prompt.inputValue()).toBe("small paste");
+    expect(await keyDelay(page, "#prompt", "!")).toBeLessThan(1_000);
+    expect(await prompt.inputValue()).toBe("small paste!");
   });
 });
 

@@ -72,6 +72,15 @@ export function sessionNotFound(sessionId?: string): RequestError {
   return new RequestError(ErrorCode.resourceNotFound, "Resource not found", data);
 }
 
+/**
+ * An error body a client-side part (the stdio proxy, the reconnect tracker) makes up itself, with
+ * its sentence in `data.details` as well as in `message`: some ACP clients (Toad) show only
+ * `data.reason` and `data.details` of an error, never its message.
+ */
+export function errorWithDetails(code: number, message: string, data: Record<string, unknown> = {}): ErrorResponse {
+  return { code, message, data: { ...data, details: message } };
+}
+
 /** A body received from a peer (or across Durable Object RPC) as the error it is. */
 export function fromErrorResponse(body: ErrorResponse): RequestError {
   return new RequestError(body.code, body.message, body.data);

@@ -95,7 +95,7 @@ describe("reattach", () => {
     const t = droppedMidPrompt();
     const p = ports({ initialize: () => resumeCapable, "session/resume": () => ({ kind: "error", error: { code: -32002, message: "Resource not found" } }) });
     expect((await reattach(t, p.ports)).ok).toBe(true);
-    expect(p.written).toEqual([{ id: 2, error: expect.objectContaining({ code: -32002, data: { reason: "reattach_failed" } }) }]);
+    expect(p.written).toEqual([{ id: 2, error: expect.objectContaining({ code: -32002, data: { reason: "reattach_failed", details: "Could not re-attach session s1 after reconnecting: Resource not found" } }) }]);
     expect(t.reattachTargets()).toEqual([]);
   });
 

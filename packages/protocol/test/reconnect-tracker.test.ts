@@ -251,7 +251,7 @@ describe("ReconnectTracker: pending prompts", () => {
     const t = promptSentThenDropped();
     const { answers, resend } = t.reattached("s1", idle({ lastRequestId: 5, lastConnectionId: "c1" }));
     expect(resend).toEqual([]);
-    expect(answers).toEqual([{ id: 5, error: expect.objectContaining({ code: -32603, data: { reason: "turn_outcome_unknown" } }) }]);
+    expect(answers).toEqual([{ id: 5, error: expect.objectContaining({ code: -32603, data: { reason: "turn_outcome_unknown", details: expect.stringContaining("did not say how this prompt ended") } }) }]);
   });
 
   it("re-sends, once, a prompt the idle service never saw: the last turn was another request", () => {
@@ -306,7 +306,7 @@ describe("ReconnectTracker: pending prompts", () => {
     const decision = t.reattached("s1", idle({ lastStopReason: "end_turn", lastRequestId: 3, lastConnectionId: "c1" }));
     expect(decision.resend).toEqual([]);
     expect(decision.answers).toEqual([
-      { id: 5, error: expect.objectContaining({ code: -32603, message: expect.stringContaining("lost this prompt"), data: { reason: "prompt_lost" } }) },
+      { id: 5, error: expect.objectContaining({ code: -32603, message: expect.stringContaining("lost this prompt"), data: { reason: "prompt_lost", details: expect.stringContaining("lost this prompt") } }) },
     ]);
     expect(t.isPending(5)).toBe(false);
   });

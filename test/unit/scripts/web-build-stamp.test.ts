@@ -5,7 +5,7 @@ import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { WEB_BUILD_INPUTS } from "../../../scripts/build-web.js";
 import { isWebBuildFresh, webBuildFingerprint, writeWebBuildStamp } from "../../../scripts/lib/web-build-stamp.js";
-import { wranglerDevArgs, wranglerDevEnv } from "../../../scripts/lib/wrangler-dev-env.js";
+import { inspectorPort, wranglerDevArgs, wranglerDevEnv } from "../../../scripts/lib/wrangler-dev-env.js";
 import { REPO_ROOT } from "./deploy-harness.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "hermes-web-stamp-"));
@@ -87,8 +87,18 @@ describe("npm start's wrangler dev environment", () => {
   });
 
   it("reads wrangler's own environment from .dev.vars instead of .env only when HERMES_INSPECTOR=1 keeps the inspector", () => {
-    expect(wranglerDevArgs({})).toEqual([]);
-    expect(wranglerDevArgs({ HERMES_INSPECTOR: "1" })).toEqual(["--env-file", ".dev.vars"]);
+    expect(wranglerDevArgs({}, 8787)).toEqual([]);
+    expect(wranglerDevArgs({ HERMES_INSPECTOR: "1" }, 8787)).toEqual(["--env-file", ".dev.vars", "--inspector-port", "9229"]);
+  });
+
+  it("puts the inspector on a port that follows PORT, so a second clone on another PORT starts beside the first", () => {
+    expect(wranglerDevArgs({ HERMES_INSPECTOR: "1" }, 8790)).toEqual(["--env-file", ".dev.vars", "--inspector-port", "9232"]);
+    expect(inspectorPort(8786)).toBe(9228);
+    // Every PORT its own inspector port, never a privileged one nor past 65535.
+    const ports = [1024, 3000, 8080, 8787, 8788, 9229, 50_000, 65_535];
+    const inspectors = ports.map(inspectorPort);
+    expect(new Set(inspectors).size).toBe(ports.length);
+    for (const p of inspectors) expect(p >= 1024 && p <= 65_535).toBe(true);
   });
 
   it("is what the committed .env gives plain `wrangler dev`: no inspector, no Worker secrets from .env", () => {

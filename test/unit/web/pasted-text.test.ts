@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { describePaste, keepsPasteAside, LARGE_PASTE_CHARS, pastedText, promptBlocks } from "../../../web/src/app/state/pasted-text.js";
+import { describePaste, incomingTransfer, keepsPasteAside, LARGE_PASTE_CHARS, pastedText, promptBlocks } from "../../../web/src/app/state/pasted-text.js";
+
+/** A paste's clipboardData or a drop's dataTransfer, as the box reads it. */
+const transfer = (text: string, files: string[] = []) => ({ files, getData: (format: string) => (format === "text/plain" ? text : "") });
 
 describe("large pastes", () => {
   it("keeps a paste aside once the box would hold more than the bound, whatever its shape", () => {
@@ -25,5 +28,16 @@ describe("large pastes", () => {
     ]);
     expect(promptBlocks("   ", [paste], [])).toEqual([{ type: "text", text: "blob" }]);
     expect(promptBlocks("", [], [])).toEqual([]);
+  });
+
+  it("treats a paste and a drop alike: large text aside, small text to the browser, files to the attachments when images go", () => {
+    const large = "x".repeat(LARGE_PASTE_CHARS + 1);
+    expect(incomingTransfer("", transfer(large), true)).toEqual({ kind: "aside", paste: pastedText(large) });
+    expect(incomingTransfer("y".repeat(LARGE_PASTE_CHARS - 1), transfer("zz"), false)).toEqual({ kind: "aside", paste: pastedText("zz") });
+    expect(incomingTransfer("hello", transfer("small"), true)).toEqual({ kind: "insert" });
+    expect(incomingTransfer("", transfer("", ["a.png"]), true)).toEqual({ kind: "attach", files: ["a.png"] });
+    // A model without images: the files are not the box's, and their (empty) text is left to the browser.
+    expect(incomingTransfer("", transfer("", ["a.png"]), false)).toEqual({ kind: "insert" });
+    expect(incomingTransfer("", null, true)).toEqual({ kind: "insert" });
   });
 });

@@ -4,16 +4,16 @@
  * slash commands (arrows to choose, Tab or Enter to complete): the textarea
  * (still a textbox: "Prompt" is the name clients and checks find it by) owns
  * that list through aria-controls and aria-activedescendant, so a screen
- * reader announces the option chosen while focus stays in the text. Pasted or attached images go
- * with the prompt as image blocks; a large pasted text is kept beside the box (see
- * {@link keepsPasteAside}) and goes as its own text block. An Enter still answering a dialog (held, or pressed twice) is
+ * reader announces the option chosen while focus stays in the text. Pasted, dropped or attached images go
+ * with the prompt as image blocks; a large pasted or dropped text is kept beside the box (see
+ * {@link incomingTransfer}) and goes as its own text block. An Enter still answering a dialog (held, or pressed twice) is
  * ignored: see {@link DialogEnterGuard}.
  * @module
  */
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { DialogEnterGuard } from "../state/dialog-enter-guard.js";
-import { describePaste, keepsPasteAside, pastedText, promptBlocks, type PastedText } from "../state/pasted-text.js";
+import { describePaste, incomingTransfer, promptBlocks, type IncomingData, type PastedText } from "../state/pasted-text.js";
 import { matchingCommands } from "../state/slash-completion.js";
 
 const COMMANDS_ID = "slash-commands";
@@ -47,6 +47,8 @@ export function PromptBox(props: {
   const [selected, setSelected] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
+  /** Text dragged from within the box itself: dropping it moves it inside the box, so the browser keeps that drop. */
+  const draggingOwnText = useRef(false);
   const [enterGuard] = useState(() => new DialogEnterGuard());
   useEffect(() => {
     const note = (event: KeyboardEvent) => enterGuard.sawKeydown(event, event.target instanceof Element && event.target.closest("dialog") !== null);
@@ -61,6 +63,15 @@ export function PromptBox(props: {
     const images = [...files].filter((f) => f.type.startsWith("image/"));
     const read = await Promise.all(images.map(async (f) => ({ name: f.name || "pasted image", mimeType: f.type, data: await readAsBase64(f) })));
     setAttachments((current) => [...current, ...read]);
+  };
+
+  /** A paste or a drop: see {@link incomingTransfer}. */
+  const takeIncoming = (event: Event, data: IncomingData<File> | null) => {
+    const incoming = incomingTransfer((event.target as HTMLTextAreaElement).value, data, props.canAttachImages);
+    if (incoming.kind === "insert") return;
+    event.preventDefault();
+    if (incoming.kind === "attach") void attach(incoming.files);
+    else setPastes((all) => [...all, incoming.paste]);
   };
 
   const send = () => {
@@ -164,19 +175,11 @@ export function PromptBox(props: {
           setSelected(0);
         }}
         onKeyDown={onKeyDown}
-        onPaste={(e) => {
-          const files = e.clipboardData?.files;
-          if (props.canAttachImages && files && files.length > 0) {
-            e.preventDefault();
-            void attach(files);
-            return;
-          }
-          const pasted = e.clipboardData?.getData("text/plain") ?? "";
-          const box = e.target as HTMLTextAreaElement;
-          if (keepsPasteAside(box.value, pasted)) {
-            e.preventDefault();
-            setPastes((all) => [...all, pastedText(pasted)]);
-          }
+        onPaste={(e) => takeIncoming(e, e.clipboardData)}
+        onDragStart={() => (draggingOwnText.current = true)}
+        onDragEnd={() => (draggingOwnText.current = false)}
+        onDrop={(e) => {
+          if (!draggingOwnText.current) takeIncoming(e, e.dataTransfer);
         }}
       />
       <div class="prompt-actions">

@@ -4,7 +4,9 @@
  * megabyte (a minified file, a base64 blob) each key cost half a second here
  * and a paste could take minutes, whatever the page did. A paste that would
  * take the box past {@link LARGE_PASTE_CHARS} is kept as a "pasted text"
- * item instead and sent as its own text block after what was typed. Pure.
+ * item instead and sent as its own text block after what was typed. Text
+ * dropped into the box (dragged in from another window) is the same text by
+ * another way in, and is handled as a paste ({@link incomingTransfer}). Pure.
  * @module
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
@@ -23,6 +25,30 @@ export interface PastedText {
 /** Whether pasting `pasted` into a box holding `current` should keep it aside. */
 export function keepsPasteAside(current: string, pasted: string): boolean {
   return current.length + pasted.length > LARGE_PASTE_CHARS;
+}
+
+/** What the box reads of a paste's `clipboardData` or a drop's `dataTransfer` (a `DataTransfer`; structural, so Node tests can hand one in). */
+export interface IncomingData<F> {
+  readonly files?: ArrayLike<F> | null;
+  getData(format: string): string;
+}
+
+/** What the box does with a paste or a drop: attach its files, keep its text aside, or let the browser insert it. */
+export type Incoming<F> =
+  | { readonly kind: "attach"; readonly files: readonly F[] }
+  | { readonly kind: "aside"; readonly paste: PastedText }
+  | { readonly kind: "insert" };
+
+/**
+ * A paste and a drop alike: files go to the attachments when the model takes images; text that would
+ * take a box holding `current` past the bound is kept aside; anything else the browser inserts as usual.
+ */
+export function incomingTransfer<F>(current: string, data: IncomingData<F> | null | undefined, canAttachFiles: boolean): Incoming<F> {
+  if (!data) return { kind: "insert" };
+  const files = Array.from(data.files ?? []);
+  if (canAttachFiles && files.length > 0) return { kind: "attach", files };
+  const text = data.getData("text/plain");
+  return keepsPasteAside(current, text) ? { kind: "aside", paste: pastedText(text) } : { kind: "insert" };
 }
 
 export function pastedText(text: string): PastedText {
