@@ -61,7 +61,8 @@ describe("the Share dialog", () => {
 
 describe("a viewer link", () => {
   it("opened in a fresh browser context, shows the live turn read-only, without a key", async () => {
-    rig.mock.setScript("share-live", [{ chunks: words(60), chunkDelayMs: 80 }]);
+    // 16 s of answer: under load, sharing and opening the viewer took 9 s, and a shorter turn had ended by then.
+    rig.mock.setScript("share-live", [{ chunks: words(200), chunkDelayMs: 80 }]);
     const { page } = await rig.page();
     await signIn(page, rig.url, ADA);
     await newSession(page, "/workspace/live");
@@ -84,7 +85,7 @@ describe("a viewer link", () => {
     const partway = (await agentMessages(viewer)).join("");
     await expect.poll(async () => (await agentMessages(viewer)).join("").length, { timeout: 30_000 }).toBeGreaterThan(partway.length);
     await screenshot(viewer, "21-viewer-link");
-    await expect.poll(async () => (await agentMessages(viewer)).join(""), { timeout: 30_000 }).toContain("v60");
+    await expect.poll(async () => (await agentMessages(viewer)).join(""), { timeout: 30_000 }).toContain("v200");
     expect(await viewer.locator(".msg-user .author").textContent()).toBe("ada");
   });
 });
