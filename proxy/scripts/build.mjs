@@ -4,20 +4,33 @@
  * so the packed tarball needs nothing from the workspace. `ws` and `zod` stay
  * dependencies, installed from the registry like any package's.
  */
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const outfile = `${root}dist/cli.js`;
+const dist = `${root}dist`;
+const outfile = `${dist}/cli.js`;
+// Built beside it and renamed over it: a proxy another process starts meanwhile (the e2e tests run
+// while the proxy tests rebuild it) finds the old file or the new one, never none.
+const building = `${dist}/cli.js.${process.pid}.tmp`;
 
-// Whatever an earlier build left (a tsc build emitted one file per module) would be packed too.
-rmSync(`${root}dist`, { recursive: true, force: true });
+// Whatever an earlier build left (a tsc build emitted one file per module) would be packed too; another
+// build's file in progress is left alone (one left by a build that died is gone after 10 minutes).
+mkdirSync(dist, { recursive: true });
+const inProgress = (entry) => {
+  try {
+    return entry.endsWith(".tmp") && Date.now() - statSync(`${dist}/${entry}`).mtimeMs < 10 * 60_000;
+  } catch {
+    return true; // renamed into place meanwhile
+  }
+};
+for (const entry of readdirSync(dist)) if (entry !== "cli.js" && !inProgress(entry)) rmSync(`${dist}/${entry}`, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
   entryPoints: ["src/cli.ts"],
-  outfile,
+  outfile: building,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -28,4 +41,5 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-chmodSync(outfile, 0o755);
+chmodSync(building, 0o755);
+renameSync(building, outfile);
