@@ -4,6 +4,7 @@
  */
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
 import type { Principal } from "../session/access.js";
+import { JsonRow } from "../json-row.js";
 
 export interface ConnectionState {
   tenant: string;
@@ -24,23 +25,18 @@ export interface ConnectionState {
 }
 
 export class ConnectionStateStore {
-  #cached: ConnectionState | null | undefined;
+  readonly #row: JsonRow<ConnectionState>;
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS connection_state (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
+  constructor(sql: SqlStorage) {
+    this.#row = new JsonRow(sql, "connection_state", "value");
   }
 
   get(): ConnectionState | null {
-    if (this.#cached === undefined) {
-      const row = this.sql.exec<{ value: string }>(`SELECT value FROM connection_state WHERE id = 1`).toArray()[0];
-      this.#cached = row ? (JSON.parse(row.value) as ConnectionState) : null;
-    }
-    return this.#cached;
+    return this.#row.get();
   }
 
   save(state: ConnectionState): void {
-    this.sql.exec(`INSERT OR REPLACE INTO connection_state (id, value) VALUES (1, ?)`, JSON.stringify(state));
-    this.#cached = state;
+    this.#row.save(state);
   }
 
   update(patch: Partial<ConnectionState>): ConnectionState {
@@ -52,7 +48,6 @@ export class ConnectionStateStore {
   }
 
   clear(): void {
-    this.sql.exec(`DELETE FROM connection_state`);
-    this.#cached = null;
+    this.#row.clear();
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { SubagentResult } from "./subagent-result.js";
 import type { SubagentSpec } from "./subagent-spec.js";
+import { JsonRow } from "../json-row.js";
 
 export interface StoredTask {
   spec: SubagentSpec;
@@ -34,32 +35,23 @@ export function taskRunAction(stored: StoredTask | null, spec: SubagentSpec, run
 }
 
 export class TaskRecord {
-  #task: StoredTask | null | undefined;
+  /** Its own table, beside the session's: a spec (goal, context, MCP tool descriptors) can be large. */
+  readonly #row: JsonRow<StoredTask>;
 
-  constructor(private readonly sql: SqlStorage) {
-    // Its own table, beside the session's: a spec (goal, context, MCP tool descriptors) can be large.
-    sql.exec(`CREATE TABLE IF NOT EXISTS subagent_task (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL)`);
+  constructor(sql: SqlStorage) {
+    this.#row = new JsonRow(sql, "subagent_task", "body");
   }
 
   get(): StoredTask | null {
-    if (this.#task === undefined) {
-      const row = this.sql.exec<{ body: string }>(`SELECT body FROM subagent_task WHERE id = 1`).toArray()[0];
-      this.#task = row ? (JSON.parse(row.body) as StoredTask) : null;
-    }
-    return this.#task;
+    return this.#row.get();
   }
 
   begin(spec: SubagentSpec, startedAt: number): void {
-    this.#save({ spec, startedAt, result: null });
+    this.#row.save({ spec, startedAt, result: null });
   }
 
   finish(result: SubagentResult): void {
     const task = this.get();
-    if (task) this.#save({ ...task, result });
-  }
-
-  #save(task: StoredTask): void {
-    this.sql.exec(`INSERT OR REPLACE INTO subagent_task (id, body) VALUES (1, ?)`, JSON.stringify(task));
-    this.#task = task;
+    if (task) this.#row.save({ ...task, result });
   }
 }

@@ -5,33 +5,24 @@
  * `wrangler dev` as `_hermes/upstream/message`; sessions use it as `acp:fake`.
  */
 import { SHARED_ACP_UPSTREAM_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockOpenAI } from "../support/mock-openai.js";
 import type { DevServer } from "../support/wrangler-dev.js";
 import { scratchDir } from "../support/scratch-dir.js";
+import { CLI, ensureProxyBuilt, isolatedEnv, REPO_ROOT } from "./proxy-editor.js";
 
 const TOKEN = "tok-upstream-proxy-e2e";
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PROXY_DIR = join(REPO_ROOT, "proxy");
-const CLI = join(PROXY_DIR, "dist", "cli.js");
 const FAKE = `"${process.execPath}" --import tsx test/support/fake-upstream-stdio.ts`;
 
 const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;
 let server: DevServer;
 const editors: { kill(): void }[] = [];
-
-function ensureProxyBuilt(): void {
-  const sources = [join(PROXY_DIR, "src"), join(REPO_ROOT, "packages", "protocol", "src")].flatMap((dir) => readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs));
-  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
-  execFileSync("npm", ["run", "build", "-w", "hermes-edge-proxy"], { cwd: REPO_ROOT, stdio: "inherit" });
-}
 
 beforeAll(() => {
   ensureProxyBuilt();
@@ -44,13 +35,6 @@ afterEach(() => {
   for (const e of editors.splice(0)) e.kill();
 });
 
-
-function isolatedEnv(extra: Record<string, string>): Record<string, string> {
-  const home = scratchDir("hermes-upstream-proxy-");
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("HERMES_EDGE_")) env[key] = value;
-  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...extra };
-}
 
 async function editor(upstreams: string[], env: Record<string, string> = {}) {
   const logFile = join(scratchDir("fake-upstream-"), "events.jsonl");
