@@ -8,8 +8,7 @@
  * Process lifetimes are checked by pid.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -183,7 +182,7 @@ describe("an http MCP server reached by the service", () => {
 
 describe("the editor's stdio servers, run by the proxy", () => {
   it("rewrites them into acp entries, reaches server-everything and server-filesystem, and stops them when the session closes", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "hermes-mcp-fs-"));
+    const folder = scratchDir("hermes-mcp-fs-");
     writeFileSync(join(folder, "notes.txt"), "the answer is 42\n");
     const e = editor();
     await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });

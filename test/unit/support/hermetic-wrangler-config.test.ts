@@ -1,8 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { hermeticWranglerConfig, wranglerAliases } from "../../support/hermetic-wrangler-config.js";
+import { removeScratchDirs } from "../../support/scratch-dir.js";
+
+// The unit project's worker process is ended, not exited, so its exit hook would never remove the copies.
+afterAll(removeScratchDirs);
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
