@@ -302,7 +302,8 @@ describe("turns", () => {
   });
 
   it("shows a prompt sent during a turn as queued, then runs it", async () => {
-    rig.mock.setScript("web-queue", [{ chunks: words(40), chunkDelayMs: 40 }]);
+    // 6 s of answer: under load a 1.6 s turn had ended before the second prompt went, which then ran at once.
+    rig.mock.setScript("web-queue", [{ chunks: words(150), chunkDelayMs: 40 }]);
     const { page } = await rig.page();
     await signIn(page, rig.url, rig.key);
     await newSession(page);
@@ -314,7 +315,7 @@ describe("turns", () => {
     expect(await queued.innerText()).toContain("Second, after that");
     expect(await queued.locator(".pill").textContent()).toBe("Queued");
     await screenshot(page, "06-queued-prompt");
-    await expect.poll(() => agentMessages(page), { timeout: 20_000 }).toEqual([words(40).join("").trim(), "Echo: Second, after that"]);
+    await expect.poll(() => agentMessages(page), { timeout: 30_000 }).toEqual([words(150).join("").trim(), "Echo: Second, after that"]);
     expect(await queued.count()).toBe(0);
   });
 
