@@ -31,7 +31,8 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i + 1} `);
 
 describe("multi-attach", () => {
   it("shows live, in the page, a turn that an SDK client is driving", async () => {
-    rig.mock.setScript("web-watch", [{ reasoning: "Let me think.", chunks: words(50), chunkDelayMs: 60 }]);
+    // 7 s of answer, so the page opens the session while it still runs, under load too (3 s was close).
+    rig.mock.setScript("web-watch", [{ reasoning: "Let me think.", chunks: words(120), chunkDelayMs: 60 }]);
     const editor = await sdk();
     const { sessionId } = await editor.agent.request("session/new", { cwd: "/workspace/shared", mcpServers: [] });
     const { page } = await rig.page();
