@@ -5,7 +5,7 @@
  * @module
  */
 import WebSocket from "ws";
-import { z } from "zod";
+import { httpErrorMessage } from "@hermes-edge/protocol";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./line-framing.js";
 
 export interface ConnectOptions {
@@ -37,24 +37,15 @@ const BODY_READ_BYTES = 4096;
 /** How much of a refusal's reason is shown. */
 const REASON_CHARS = 300;
 
-/** The service's HTTP error body (every route's, src/http/http-error.ts): `{"error": {"code", "message", "data"?}}`. */
-const zServiceErrorBody = z.object({ error: z.object({ message: z.string().trim().min(1) }) });
-
 /**
  * An HTTP refusal's reason in words: the service's JSON error body says it in
  * `error.message` ("key revoked"), and that is what a person should read, not
- * the JSON around it. Any other body (a proxy's HTML page, plain text) is shown
- * as it came, cut short.
+ * the JSON around it. Any other body (a proxy's HTML page, plain text), or one
+ * with an empty message, is shown as it came, cut short.
  */
 export function refusalReason(body: string): string {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = undefined;
-  }
-  const parsed = zServiceErrorBody.safeParse(json);
-  return (parsed.success ? parsed.data.error.message : body.trim()).slice(0, REASON_CHARS).trim();
+  const message = httpErrorMessage(body)?.trim();
+  return (message || body.trim()).slice(0, REASON_CHARS).trim();
 }
 
 export function openSocket(options: ConnectOptions): Promise<ConnectResult> {

@@ -11,6 +11,7 @@ export * from "./client-request-id.js";
 export * from "./envelope.js";
 export * from "./errors.js";
 export * from "./hermes-meta.js";
+export * from "./http-error-body.js";
 export * from "./initialize-info.js";
 export * from "./initialize-result.js";
 export * from "./own-requests.js";

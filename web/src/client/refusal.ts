@@ -7,6 +7,7 @@
  * `no-cors` request then tells "refused" apart from "unreachable".
  * @module
  */
+import { zHttpErrorBody } from "@hermes-edge/protocol";
 import { z } from "zod";
 
 export type RefusalKind = "unauthorized" | "origin" | "unreachable" | "other";
@@ -20,7 +21,7 @@ export interface Refusal {
 
 /** Both REST error shapes the service has used: `{error: {code, message}}` and `{error, message}`. */
 const zErrorBody = z.union([
-  z.looseObject({ error: z.looseObject({ message: z.string() }) }).transform((b) => b.error.message),
+  zHttpErrorBody.transform((b) => b.error.message),
   z.looseObject({ error: z.string(), message: z.string().optional() }).transform((b) => b.message ?? b.error),
 ]);
 

@@ -4,11 +4,10 @@
  * what a viewer link's page asks before it connects.
  * @module
  */
-import { zLink, zLinkInfo, zShare, type Link, type LinkInfo, type Share, type ShareRole } from "@hermes-edge/protocol";
+import { zHttpErrorBody, zLink, zLinkInfo, zShare, type Link, type LinkInfo, type Share, type ShareRole } from "@hermes-edge/protocol";
 import { z } from "zod";
 
 const zShares = z.object({ shares: z.array(zShare) });
-const zError = z.object({ error: z.object({ message: z.string() }) });
 
 export class SharingError extends Error {}
 
@@ -20,7 +19,7 @@ async function send<T>(key: string, method: string, path: string, schema: z.ZodT
   });
   const json: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const parsed = zError.safeParse(json);
+    const parsed = zHttpErrorBody.safeParse(json);
     throw new SharingError(parsed.success ? parsed.data.error.message : `HTTP ${res.status}`);
   }
   return schema.parse(json);
