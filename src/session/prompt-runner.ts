@@ -244,7 +244,7 @@ export class PromptRunner {
     } finally {
       this.setup.keepAlive(false);
       this.#arrivals.released();
-      await this.setup.slots.releaseTurn();
+      await this.setup.slots.queueDrained();
     }
   }
 

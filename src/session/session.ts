@@ -415,6 +415,8 @@ export class Session {
     try {
       this.runner.cancelAll();
       await this.runner.idle();
+      // The drained queue may keep its turn slot for a next prompt that will not come now.
+      await this.slots.releaseTurn();
       this.log.detachAll();
       this.mcp.closeAll();
     } finally {

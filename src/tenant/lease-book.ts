@@ -7,6 +7,13 @@
  * a prompt queued behind a running turn of the same session never counts
  * twice. Leases expire: a holder that was evicted without releasing stops
  * counting once its `expiresAt` has passed.
+ *
+ * A granted turn slot says whether its session may keep it for a moment after
+ * its queue drains (`keep`): only while the tenant is at most half full, so a
+ * kept slot never stands in the way of another session's prompt unless the
+ * tenant went from half full to full within that moment. With it comes the
+ * day's token budget left (`tokensLeft`), which the session checks on its own
+ * while it uses a kept slot again.
  * @module
  */
 import type { LimitName, TenantLimits } from "./limits.js";
@@ -29,9 +36,7 @@ export interface LimitRefusal {
   retryAfterSeconds?: number;
 }
 
-export type LeaseDecision =
-  | { granted: true; lease: Lease; renewed: boolean }
-  | { granted: false; refusal: LimitRefusal };
+export type LeaseDecision = { granted: true; lease: Lease; renewed: boolean; keep: boolean; tokensLeft: number | null } | { granted: false; refusal: LimitRefusal };
 
 export const LIMIT_OF_KIND: Record<LeaseKind, LimitName> = { turn: "maxConcurrentTurns", subagent: "maxConcurrentSubagents" };
 
@@ -64,12 +69,18 @@ export function decideLease(state: TenantSnapshot, request: LeaseRequest, now: n
   }
   const live = liveLeases(state.leases, now).filter((l) => l.kind === request.kind);
   const expiresAt = now + request.ttlMs;
-  const held = live.find((l) => l.holder === request.holder);
-  if (held) return { granted: true, lease: { ...held, expiresAt: Math.max(held.expiresAt, expiresAt) }, renewed: true };
   const limit = LIMIT_OF_KIND[request.kind];
   const max = state.limits[limit];
+  const tokensLeft = dailyTokens === undefined ? null : dailyTokens - state.tokensToday;
+  // Half full or less once this slot counts: a kept slot leaves room for as many again.
+  const keepWith = (holding: number) => request.kind === "turn" && (max === undefined || holding * 2 <= max);
+  const held = live.find((l) => l.holder === request.holder);
+  if (held) {
+    return { granted: true, lease: { ...held, expiresAt: Math.max(held.expiresAt, expiresAt) }, renewed: true, keep: keepWith(live.length), tokensLeft };
+  }
   if (max !== undefined && live.length >= max) return { granted: false, refusal: { limit, used: live.length, max } };
-  return { granted: true, lease: { id: newId(), kind: request.kind, holder: request.holder, expiresAt }, renewed: false };
+  const lease = { id: newId(), kind: request.kind, holder: request.holder, expiresAt };
+  return { granted: true, lease, renewed: false, keep: keepWith(live.length + 1), tokensLeft };
 }
 
 const UNIT: Record<LimitName, string> = {

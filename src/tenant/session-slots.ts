@@ -5,6 +5,16 @@
  * the usage its turns add as they spend it. The turn lease is kept in the session's
  * storage so a restarted object can give it back; if it cannot, it expires.
  *
+ * When the tenant allows it (`TurnGrant.keep`: it is at most half full), the
+ * slot stays for `KEEP_TURN_SLOT_MS` after the queue drains, and a prompt in
+ * that moment starts without a tenant call: the next prompt of a script or of
+ * a quick conversation saves the two calls a turn slot costs (one round trip
+ * to the tenant before its first token, deployed). It checks the day's token
+ * budget itself, against what the tenant said was left minus what this
+ * session spent since, and asks the tenant again once the grant is
+ * `REUSE_GRANT_MS` old, so the budget and the usage are never further behind
+ * than that.
+ *
  * Usage is added up in the session's record and goes to the tenant with the
  * slot's release, one call after the queue drains instead of one per turn; a
  * queued prompt sends it first, so the daily budget it is checked against
@@ -25,8 +35,17 @@ import type { SessionStore } from "../session/session-store.js";
 import { acquireSubagent, acquireTurn, recordUsage, releaseLease, renewLease, retakeLease, TenantStubs, type TenantEnv, type TenantLease } from "./tenant-slots.js";
 import { addUsage, emptyUsage, usageBatch, type UsageBatch, type UsageDelta } from "./usage.js";
 
+/** How long a drained queue keeps its turn slot, when the tenant allows it, for the session's next prompt. */
+export const KEEP_TURN_SLOT_MS = 1_000;
+/** How long after the tenant granted the turn slot a prompt may use it again without asking (see the module comment). */
+export const REUSE_GRANT_MS = 10_000;
+
 export class SessionSlots {
   #turn: TenantLease | null = null;
+  /** What the tenant said with `#turn`, and the tokens this session spent since (memory only: a restarted object asks again). */
+  #grant: { at: number; keep: boolean; tokensLeft: number | null; spent: number } | null = null;
+  /** Gives back a slot kept after the queue drained (see `queueDrained`). */
+  #keepTimer: ReturnType<typeof setTimeout> | undefined;
   /** The queue wants the turn slot (from `holdTurn` until `releaseTurn`); a renewal's re-take alone does not. */
   #wanted = false;
   /** The usage send in flight (see `sendUsage`). */
@@ -53,7 +72,16 @@ export class SessionSlots {
    */
   async holdTurn(): Promise<void> {
     this.#wanted = true;
+    this.#stopKeeping();
+    if (this.#reusable()) return;
     await this.#takeTurn();
+  }
+
+  /** The slot held may start another turn without asking the tenant: young enough, and the budget not spent by this session's count. */
+  #reusable(): boolean {
+    const grant = this.#grant;
+    if (!this.#turn || !grant || Date.now() - grant.at >= REUSE_GRANT_MS) return false;
+    return grant.tokensLeft === null || grant.spent < grant.tokensLeft;
   }
 
   async #takeTurn(): Promise<void> {
@@ -61,21 +89,44 @@ export class SessionSlots {
     if (!record) throw new Error("the session was deleted");
     if (record.pendingUsage || this.#unsent(record)) await this.sendUsage();
     const held = this.#turn;
-    const lease = await acquireTurn(this.env, record.tenant, record.sessionId);
+    const { lease, keep, tokensLeft } = await acquireTurn(this.env, record.tenant, record.sessionId);
     if (!this.store.record()) {
       // Deleted while the slot was on its way: nothing else would give it back.
       await releaseLease(this.env, lease).catch((err) => console.error("releasing a deleted session's turn slot failed; it expires on its own", err));
       throw new Error("the session was deleted while its turn slot was being taken");
     }
     this.#turn = lease;
+    this.#grant = { at: Date.now(), keep, tokensLeft, spent: 0 };
     if (held?.id !== lease.id) this.#update({ tenantLease: lease });
   }
 
-  /** The queue is drained (or the session closes): the slot goes back. */
+  /**
+   * The queue is drained: the slot goes back, or, when the tenant allowed it,
+   * once `KEEP_TURN_SLOT_MS` pass without a prompt to use it.
+   */
+  queueDrained(): Promise<void> {
+    this.#wanted = false;
+    if (!this.#turn || !this.#grant?.keep) return this.releaseTurn();
+    this.#stopKeeping();
+    this.#keepTimer = setTimeout(() => {
+      this.#keepTimer = undefined;
+      if (!this.#wanted) void this.releaseTurn();
+    }, KEEP_TURN_SLOT_MS);
+    return Promise.resolve();
+  }
+
+  #stopKeeping(): void {
+    clearTimeout(this.#keepTimer);
+    this.#keepTimer = undefined;
+  }
+
+  /** The slot goes back now (the session closes, restarts, or keeps it no longer). */
   async releaseTurn(): Promise<void> {
     this.#wanted = false;
+    this.#stopKeeping();
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
+    this.#grant = null;
     if (!lease) return this.sendUsage();
     // One write: the lease leaves the record with the usage the release carries.
     const batch = this.#nextBatch({ tenantLease: null });
@@ -129,6 +180,7 @@ export class SessionSlots {
   /** Adds a finished turn's counts to the usage the next call to the tenant brings. */
   record(delta: UsageDelta): void {
     this.#keep(delta);
+    if (this.#grant) this.#grant.spent += (delta.inputTokens ?? 0) + (delta.outputTokens ?? 0);
   }
 
   /**

@@ -32,7 +32,8 @@ export const FLUSH_RETRY_MS = 10_000;
  */
 export const BATCH_MEMORY_MS = 7 * DAY_MS;
 
-export type AcquireOutcome = { ok: true; lease: Lease } | { ok: false; refusal: LimitRefusal };
+/** A grant says whether a turn slot may be kept a moment after its queue drains, and the day's tokens left (`decideLease`). */
+export type AcquireOutcome = { ok: true; lease: Lease; keep: boolean; tokensLeft: number | null } | { ok: false; refusal: LimitRefusal };
 
 export interface LimitsView {
   tenant: string;
@@ -80,7 +81,7 @@ export class TenantLedger {
     );
     if (!decision.granted) return { ok: false, refusal: decision.refusal };
     this.#d.store.putLease(decision.lease);
-    return { ok: true, lease: decision.lease };
+    return { ok: true, lease: decision.lease, keep: decision.keep, tokensLeft: decision.tokensLeft };
   }
 
   /** Extends a live lease; null when it has expired (the holder must acquire again). */

@@ -18,7 +18,9 @@
  *   a turn a restart cuts off still counts, and go with its next call to the tenant.
  * - When the runner goes idle (queue drained), or on close/delete:
  *   `releaseLease(env, lease, usage)`. Keep the lease in storage so a restarted
- *   object can release it; if it cannot, the lease expires on its own.
+ *   object can release it; if it cannot, the lease expires on its own. A grant
+ *   that says `keep` may be held a moment longer first, so the session's next
+ *   prompt needs no tenant call (`SessionSlots`).
  *
  * Sub-agent pool (a sub-agent's task does not take a turn slot):
  * - Before starting each sub-agent, inside the pool's own slot:
@@ -82,19 +84,28 @@ async function onTenant<T>(env: TenantEnv, tenant: string, use: (stub: TenantStu
   return await use(env.TENANT.get(env.TENANT.idFromName(tenant)));
 }
 
-async function tryAcquire(env: TenantEnv, tenant: string, kind: LeaseKind, holder: string, ttlMs: number): Promise<TenantLease | LimitRefusal> {
-  const outcome = await onTenant<AcquireOutcome>(env, tenant, (stub) => stub.acquire({ kind, holder, ttlMs }));
-  return outcome.ok ? { ...outcome.lease, tenant } : outcome.refusal;
+/** A turn slot as granted: may the session keep it a moment after its queue drains, and the day's tokens left then (null: no budget). */
+export interface TurnGrant {
+  lease: TenantLease;
+  keep: boolean;
+  tokensLeft: number | null;
 }
 
-function isLease(value: TenantLease | LimitRefusal): value is TenantLease {
-  return "id" in value;
+async function tryAcquire(env: TenantEnv, tenant: string, kind: LeaseKind, holder: string, ttlMs: number): Promise<TurnGrant | LimitRefusal> {
+  const outcome = await onTenant<AcquireOutcome>(env, tenant, (stub) => stub.acquire({ kind, holder, ttlMs }));
+  if (!outcome.ok) return outcome.refusal;
+  // An older tenant object answers without the two: nothing kept, no budget known.
+  return { lease: { ...outcome.lease, tenant }, keep: outcome.keep === true, tokensLeft: outcome.tokensLeft ?? null };
+}
+
+function isGrant(value: TurnGrant | LimitRefusal): value is TurnGrant {
+  return "lease" in value;
 }
 
 /** @throws {RequestError} -32003 "tenant limit reached: …" when the tenant is at a limit. */
-export async function acquireTurn(env: TenantEnv, tenant: string, sessionId: string, ttlMs = LEASE_TTL_MS): Promise<TenantLease> {
+export async function acquireTurn(env: TenantEnv, tenant: string, sessionId: string, ttlMs = LEASE_TTL_MS): Promise<TurnGrant> {
   const result = await tryAcquire(env, tenant, "turn", sessionId, ttlMs);
-  if (isLease(result)) return result;
+  if (isGrant(result)) return result;
   throw tenantLimitError(result);
 }
 
@@ -113,7 +124,7 @@ export async function acquireSubagent(
   for (let first = true; ; first = false) {
     options.signal?.throwIfAborted();
     const result = await tryAcquire(env, tenant, "subagent", subagentSessionId, options.ttlMs ?? LEASE_TTL_MS);
-    if (isLease(result)) return result;
+    if (isGrant(result)) return result.lease;
     // No wait ends a spent daily budget before midnight UTC, or a limit of 0 at all.
     if (result.limit === "dailyTokens" || result.max === 0) throw tenantLimitError(result);
     // The tenant's limit, not the session's own, holds this sub-agent: whoever shows the task says so.
@@ -132,7 +143,7 @@ export async function renewLease(env: TenantEnv, lease: TenantLease, ttlMs = LEA
 /** One attempt to take a lease of the same kind again (after it expired or the tenant restarted); null when the tenant is full. */
 export async function retakeLease(env: TenantEnv, lease: TenantLease, ttlMs = LEASE_TTL_MS): Promise<TenantLease | null> {
   const result = await tryAcquire(env, lease.tenant, lease.kind, lease.holder, ttlMs);
-  return isLease(result) ? result : null;
+  return isGrant(result) ? result.lease : null;
 }
 
 /** Gives the lease back; `usage`, when given, is added to today's in the same call (once per batch id). */

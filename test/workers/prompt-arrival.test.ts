@@ -42,6 +42,7 @@ function setUp(store: SessionStore, sql: SqlStorage) {
       return granted ? Promise.resolve() : new Promise<void>((resolve) => (grant = () => ((granted = true), resolve())));
     },
     releaseTurn: async () => void calls.push("release"),
+    queueDrained: async () => void calls.push("drained"),
     record: () => undefined,
     renew: async () => undefined,
   } as unknown as SessionSlots;
@@ -121,8 +122,8 @@ describe("a prompt waiting for its turn slot", () => {
       expect(out.find((f) => f.id === 11)).toMatchObject({ result: { stopReason: "cancelled" } });
       expect(out.some((f) => f.id === 12)).toBe(true); // it ran (these ports have no model, so it ends in an error) and was answered
       expect(store.promptsIn("queued")).toEqual([]);
-      // The second prompt ran in the slot taken for both; it went back once, after that turn.
-      expect(calls).toEqual(["hold", "release"]);
+      // The second prompt ran in the slot taken for both; the queue drained once, after that turn.
+      expect(calls).toEqual(["hold", "drained"]);
     });
   });
 

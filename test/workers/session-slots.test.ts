@@ -10,18 +10,28 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
-import { SessionSlots } from "../../src/tenant/session-slots.js";
+import { KEEP_TURN_SLOT_MS, REUSE_GRANT_MS, SessionSlots } from "../../src/tenant/session-slots.js";
 import type { TenantEnv } from "../../src/tenant/tenant-slots.js";
+
+/** A turn of the event loop; under fake timers, a microtask (the fake tenant answers with no timer of its own). */
+const tick = () => new Promise<void>((r) => (vi.isFakeTimers() ? queueMicrotask(r) : setTimeout(r, 1)));
+
+type GrantTerms = { keep?: boolean; tokensLeft?: number | null };
 
 /** A tenant object whose `acquire` answers wait until the test lets them go. */
 function fakeTenant() {
   const released: string[] = [];
-  const gates: (() => void)[] = [];
+  const gates: ((terms: GrantTerms) => void)[] = [];
   let next = 0;
   let expired = false;
+  let asks = 0;
   const stub = {
-    acquire: ({ holder }: { holder: string }) =>
-      new Promise((resolve) => gates.push(() => resolve({ ok: true, lease: { id: `L${++next}`, kind: "turn", holder, expiresAt: Date.now() + 90_000 } }))),
+    acquire: ({ holder }: { holder: string }) => {
+      asks++;
+      return new Promise((resolve) =>
+        gates.push((terms) => resolve({ ok: true, lease: { id: `L${++next}`, kind: "turn", holder, expiresAt: Date.now() + 90_000 }, ...terms })),
+      );
+    },
     renew: async () => (expired ? null : { expiresAt: Date.now() + 90_000 }),
     release: async (id: string) => void released.push(id),
     recordUsage: async () => undefined,
@@ -30,15 +40,17 @@ function fakeTenant() {
   return {
     env: tenantEnv,
     released,
+    /** How many `acquire` calls reached the tenant. */
+    asks: () => asks,
     expire: () => (expired = true),
     /** Resolves once an `acquire` is waiting for its answer. */
     asked: async () => {
-      while (gates.length === 0) await new Promise((r) => setTimeout(r, 1));
+      while (gates.length === 0) await tick();
     },
-    /** Lets the oldest waiting `acquire` answer. */
-    grant: async () => {
-      while (gates.length === 0) await new Promise((r) => setTimeout(r, 1));
-      gates.shift()!();
+    /** Lets the oldest waiting `acquire` answer, with what the grant says beyond the lease. */
+    grant: async (terms: GrantTerms = {}) => {
+      while (gates.length === 0) await tick();
+      gates.shift()!(terms);
     },
   };
 }
@@ -98,6 +110,86 @@ describe("a session's turn slot", () => {
       await expect(holding).rejects.toThrow(/deleted/);
       expect(tenant.released).toEqual(["L1"]);
     });
+  });
+});
+
+describe("a turn slot the tenant lets the session keep", () => {
+  /** A session holding a slot granted with `terms`; the clock is fake from then on (the grant came on real timers). */
+  async function holding(store: SessionStore, terms: GrantTerms) {
+    const tenant = fakeTenant();
+    const slots = new SessionSlots(tenant.env, store);
+    const held = slots.holdTurn();
+    await tenant.grant(terms);
+    await held;
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    return { tenant, slots };
+  }
+
+  it("stays after the queue drains: the next prompt starts in it without a tenant call, and it goes back once KEEP_TURN_SLOT_MS pass unused", async () => {
+    try {
+      await inFreshObject(async (store) => {
+        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
+        await slots.queueDrained();
+        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
+        await slots.holdTurn();
+        expect(tenant.asks()).toBe(1);
+        await slots.queueDrained();
+        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
+        expect(tenant.released).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(tenant.released).toEqual(["L1"]);
+        expect(store.record()!.tenantLease).toBeNull();
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("goes back at once when the grant did not allow keeping it, or when the session closes while it is kept", async () => {
+    try {
+      await inFreshObject(async (store) => {
+        const { tenant, slots } = await holding(store, { keep: false, tokensLeft: null });
+        await slots.queueDrained();
+        expect(tenant.released).toEqual(["L1"]);
+      });
+      await inFreshObject(async (store) => {
+        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
+        await slots.queueDrained();
+        await slots.releaseTurn(); // session/close
+        expect(tenant.released).toEqual(["L1"]);
+        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS);
+        expect(tenant.released).toEqual(["L1"]);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("is asked for again once the session spent the day's tokens the grant left, or the grant is REUSE_GRANT_MS old", async () => {
+    try {
+      await inFreshObject(async (store) => {
+        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: 100 });
+        slots.record({ turns: 1, modelCalls: 1, inputTokens: 60, outputTokens: 39 });
+        await slots.queueDrained();
+        await slots.holdTurn(); // 99 of 100 spent: still its own to start
+        expect(tenant.asks()).toBe(1);
+        slots.record({ outputTokens: 1 });
+        await slots.queueDrained();
+        const spent = slots.holdTurn();
+        await tenant.grant({ keep: true, tokensLeft: 5_000 });
+        await spent;
+        expect(tenant.asks()).toBe(2);
+        await slots.queueDrained();
+        vi.setSystemTime(Date.now() + REUSE_GRANT_MS);
+        const aged = slots.holdTurn();
+        await tenant.grant({ keep: true, tokensLeft: 5_000 });
+        await aged;
+        expect(tenant.asks()).toBe(3);
+        expect(tenant.released).toEqual([]);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

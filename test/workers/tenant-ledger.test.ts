@@ -154,6 +154,6 @@ describe("tenant ledger", () => {
     // As after a deploy: the alarm (due FLUSH_DELAY_MS later, run now) wakes a fresh instance by id alone.
     expect(await runDurableObjectAlarm(env.TENANT.get(env.TENANT.idFromString(id.toString())))).toBe(true);
     expect(await d1Day(tenant, utcDay(Date.now()))).toEqual({ turns: 1, model_calls: 0, input_tokens: 5 });
-    expect((await acquireTurn(env, tenant, "after")).holder).toBe("after");
+    expect((await acquireTurn(env, tenant, "after")).lease.holder).toBe("after");
   });
 });

@@ -41,31 +41,40 @@ describe("turn slots", () => {
 
   it("does not count a session twice: asking again while holding a turn returns the same lease", async () => {
     const tenant = await withLimits({ maxConcurrentTurns: 2 });
-    const first = await acquireTurn(env, tenant, "busy");
-    const queued = await acquireTurn(env, tenant, "busy");
+    const { lease: first } = await acquireTurn(env, tenant, "busy");
+    const { lease: queued } = await acquireTurn(env, tenant, "busy");
     expect(queued.id).toBe(first.id);
     expect(queued.expiresAt).toBeGreaterThanOrEqual(first.expiresAt);
     await acquireTurn(env, tenant, "other");
     await refusal(acquireTurn(env, tenant, "third"));
   });
 
+  it("says with each grant whether the session may keep the slot after its queue drains, and the day's tokens left", async () => {
+    const tenant = await withLimits({ maxConcurrentTurns: 4, dailyTokens: 1_000 });
+    await recordUsage(env, tenant, usageBatch({ turns: 1, inputTokens: 60, outputTokens: 40 }));
+    expect(await acquireTurn(env, tenant, "k1")).toMatchObject({ keep: true, tokensLeft: 900 });
+    expect(await acquireTurn(env, tenant, "k2")).toMatchObject({ keep: true, tokensLeft: 900 });
+    // Three of four would leave less room than it takes.
+    expect(await acquireTurn(env, tenant, "k3")).toMatchObject({ keep: false, tokensLeft: 900 });
+  });
+
   it("frees the slot on release", async () => {
     const tenant = await withLimits({ maxConcurrentTurns: 1 });
-    const lease = await acquireTurn(env, tenant, "a");
+    const { lease } = await acquireTurn(env, tenant, "a");
     await refusal(acquireTurn(env, tenant, "b"));
     await releaseLease(env, lease);
     await releaseLease(env, lease); // twice is harmless
-    expect((await acquireTurn(env, tenant, "b")).holder).toBe("b");
+    expect((await acquireTurn(env, tenant, "b")).lease.holder).toBe("b");
   });
 
   it("lets a lease expire when its holder stops renewing (an evicted session holds no slot)", async () => {
     const tenant = await withLimits({ maxConcurrentTurns: 1 });
-    const lease = await acquireTurn(env, tenant, "evicted", 1_000);
+    const { lease } = await acquireTurn(env, tenant, "evicted", 1_000);
     expect(await renewLease(env, lease, 1_000)).toBe(true);
     await refusal(acquireTurn(env, tenant, "next"));
     await sleep(1_100);
     expect(await renewLease(env, lease)).toBe(false);
-    const next = await acquireTurn(env, tenant, "next");
+    const { lease: next } = await acquireTurn(env, tenant, "next");
     expect(next.holder).toBe("next");
     expect(next.expiresAt - Date.now()).toBeGreaterThan(60_000);
   });
@@ -122,7 +131,7 @@ describe("daily token budget", () => {
   it("refuses turns and sub-agents once today's tokens reach dailyTokens, with retryAfterSeconds until 00:00 UTC", async () => {
     const tenant = await withLimits({ dailyTokens: 1_000 });
     await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 1, inputTokens: 600, outputTokens: 300 }));
-    const lease = await acquireTurn(env, tenant, "s");
+    const { lease } = await acquireTurn(env, tenant, "s");
     await releaseLease(env, lease);
     await recordUsage(env, tenant, usageBatch({ turns: 1, modelCalls: 1, inputTokens: 50, outputTokens: 50 }));
     const err = await refusal(acquireTurn(env, tenant, "s"));

@@ -55,6 +55,33 @@ describe("a tenant's turn slots", () => {
   });
 });
 
+describe("a turn slot kept after its turn", () => {
+  /** `active.turns` of the tenant's limits view, read until `done` holds. */
+  async function activeTurns(tenant: string, done: (turns: number) => boolean): Promise<number> {
+    let turns = -1;
+    for (let i = 0; i < 60 && !done(turns); i++) {
+      if (i > 0) await sleep(50);
+      turns = (await json(admin(`/tenants/${tenant}/limits`))).active.turns;
+    }
+    return turns;
+  }
+
+  it("stays a moment when the tenant is at most half full, and session/close gives it back at once", async () => {
+    const { tenant, key } = await tenantWithKey({ maxConcurrentTurns: 4 });
+    const client = await TestClient.ready({ token: key });
+    const kept = await client.newSession(CWD);
+    expect((await client.prompt(kept, "hello").response).result).toEqual({ stopReason: "end_turn" });
+    expect((await json(admin(`/tenants/${tenant}/limits`))).active.turns).toBe(1);
+    expect(await client.call("session/close", { sessionId: kept })).toEqual({});
+    expect((await json(admin(`/tenants/${tenant}/limits`))).active.turns).toBe(0);
+    // Unused, it goes back on its own.
+    const other = await client.newSession(CWD);
+    expect((await client.prompt(other, "hello").response).result).toEqual({ stopReason: "end_turn" });
+    expect(await activeTurns(tenant, (turns) => turns === 0)).toBe(0);
+    client.close();
+  });
+});
+
 describe("usage from real turns", () => {
   it("counts turns, model calls, tokens, tool calls and a sub-agent for GET /v1/usage", async () => {
     const { tenant, key } = await tenantWithKey();

@@ -16,7 +16,13 @@ function lease(holder: string, kind: Lease["kind"] = "turn", expiresAt = NOW + 1
 describe("decideLease", () => {
   it("grants a new lease with the requested time to live when under the limit", () => {
     const decision = decideLease(snapshot({ limits: { maxConcurrentTurns: 2 }, leases: [lease("a")] }), { kind: "turn", holder: "b", ttlMs: 5_000 }, NOW, newId);
-    expect(decision).toEqual({ granted: true, renewed: false, lease: { id: expect.stringMatching(/^lease-/), kind: "turn", holder: "b", expiresAt: NOW + 5_000 } });
+    expect(decision).toEqual({
+      granted: true,
+      renewed: false,
+      keep: false,
+      tokensLeft: null,
+      lease: { id: expect.stringMatching(/^lease-/), kind: "turn", holder: "b", expiresAt: NOW + 5_000 },
+    });
   });
 
   it("refuses at the limit with limit, used and max", () => {
@@ -27,7 +33,7 @@ describe("decideLease", () => {
   it("renews the holder's own lease instead of taking a second slot, even at the limit", () => {
     const own = lease("a", "turn", NOW + 1_000);
     const decision = decideLease(snapshot({ limits: { maxConcurrentTurns: 1 }, leases: [own] }), { kind: "turn", holder: "a", ttlMs: 5_000 }, NOW, newId);
-    expect(decision).toEqual({ granted: true, renewed: true, lease: { ...own, expiresAt: NOW + 5_000 } });
+    expect(decision).toEqual({ granted: true, renewed: true, keep: false, tokensLeft: null, lease: { ...own, expiresAt: NOW + 5_000 } });
   });
 
   it("does not count expired leases", () => {
@@ -51,6 +57,26 @@ describe("decideLease", () => {
       });
     }
     expect(decideLease({ ...state, tokensToday: 99 }, { kind: "turn", holder: "b", ttlMs: 1 }, NOW, newId).granted).toBe(true);
+  });
+
+  it("lets a turn slot be kept after its queue drains only while the tenant is at most half full, and never a sub-agent's", () => {
+    const turn = (leases: Lease[], max?: number) =>
+      decideLease(snapshot({ limits: max === undefined ? {} : { maxConcurrentTurns: max }, leases }), { kind: "turn", holder: "me", ttlMs: 1 }, NOW, newId);
+    expect(turn([], 1)).toMatchObject({ granted: true, keep: false });
+    expect(turn([], 2)).toMatchObject({ granted: true, keep: true });
+    expect(turn([lease("a")], 4)).toMatchObject({ granted: true, keep: true });
+    expect(turn([lease("a"), lease("b")], 4)).toMatchObject({ granted: true, keep: false });
+    // Asking again for its own slot counts it once.
+    expect(turn([lease("a"), lease("me")], 4)).toMatchObject({ granted: true, renewed: true, keep: true });
+    expect(turn(Array.from({ length: 50 }, (_, i) => lease(`s${i}`)))).toMatchObject({ granted: true, keep: true });
+    const subagent = decideLease(snapshot(), { kind: "subagent", holder: "c", ttlMs: 1 }, NOW, newId);
+    expect(subagent).toMatchObject({ granted: true, keep: false });
+  });
+
+  it("says how much of the day's token budget is left with a grant, or null without a budget", () => {
+    const ask = (limits: TenantSnapshot["limits"], tokensToday: number) => decideLease(snapshot({ limits, tokensToday }), { kind: "turn", holder: "x", ttlMs: 1 }, NOW, newId);
+    expect(ask({ dailyTokens: 1_000 }, 250)).toMatchObject({ granted: true, tokensLeft: 750 });
+    expect(ask({}, 250)).toMatchObject({ granted: true, tokensLeft: null });
   });
 
   it("treats a missing limit as no limit and 0 as none allowed", () => {
