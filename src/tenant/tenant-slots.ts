@@ -94,8 +94,10 @@ export interface TurnGrant {
 async function tryAcquire(env: TenantEnv, tenant: string, kind: LeaseKind, holder: string, ttlMs: number): Promise<TurnGrant | LimitRefusal> {
   const outcome = await onTenant<AcquireOutcome>(env, tenant, (stub) => stub.acquire({ kind, holder, ttlMs }));
   if (!outcome.ok) return outcome.refusal;
-  // An older tenant object answers without the two: nothing kept, no budget known.
-  return { lease: { ...outcome.lease, tenant }, keep: outcome.keep === true, tokensLeft: outcome.tokensLeft ?? null };
+  // A tenant object still on older code (a deploy rolling out) answers without the two: nothing is kept or used again unasked.
+  const { keep, tokensLeft } = outcome as Partial<typeof outcome>;
+  const lease = { ...outcome.lease, tenant };
+  return keep === undefined || tokensLeft === undefined ? { lease, keep: false, tokensLeft: 0 } : { lease, keep, tokensLeft };
 }
 
 function isGrant(value: TurnGrant | LimitRefusal): value is TurnGrant {

@@ -165,6 +165,22 @@ describe("a turn slot the tenant lets the session keep", () => {
     }
   });
 
+  it("is neither kept nor used again unasked when the tenant object answers as older code did (without keep and tokensLeft)", async () => {
+    try {
+      await inFreshObject(async (store) => {
+        const { tenant, slots } = await holding(store, {});
+        const queued = slots.holdTurn(); // a prompt queued behind the running turn
+        await tenant.grant({});
+        await queued;
+        expect(tenant.asks()).toBe(2);
+        await slots.queueDrained();
+        expect(tenant.released).toEqual(["L2"]);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("is asked for again once the session spent the day's tokens the grant left, or the grant is REUSE_GRANT_MS old", async () => {
     try {
       await inFreshObject(async (store) => {
