@@ -7,7 +7,7 @@
  * each case lands inside the call; the store is a real session object's SQLite.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
 import { KEEP_TURN_SLOT_MS, REUSE_GRANT_MS, SessionSlots } from "../../src/tenant/session-slots.js";
@@ -114,6 +114,10 @@ describe("a session's turn slot", () => {
 });
 
 describe("a turn slot the tenant lets the session keep", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   /** A session holding a slot granted with `terms`; the clock is fake from then on (the grant came on real timers). */
   async function holding(store: SessionStore, terms: GrantTerms) {
     const tenant = fakeTenant();
@@ -126,86 +130,70 @@ describe("a turn slot the tenant lets the session keep", () => {
   }
 
   it("stays after the queue drains: the next prompt starts in it without a tenant call, and it goes back once KEEP_TURN_SLOT_MS pass unused", async () => {
-    try {
-      await inFreshObject(async (store) => {
-        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
-        await slots.queueDrained();
-        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
-        await slots.holdTurn();
-        expect(tenant.asks()).toBe(1);
-        await slots.queueDrained();
-        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
-        expect(tenant.released).toEqual([]);
-        await vi.advanceTimersByTimeAsync(1);
-        expect(tenant.released).toEqual(["L1"]);
-        expect(store.record()!.tenantLease).toBeNull();
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await inFreshObject(async (store) => {
+      const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
+      await slots.queueDrained();
+      await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
+      await slots.holdTurn();
+      expect(tenant.asks()).toBe(1);
+      await slots.queueDrained();
+      await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS - 1);
+      expect(tenant.released).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(tenant.released).toEqual(["L1"]);
+      expect(store.record()!.tenantLease).toBeNull();
+    });
   });
 
   it("goes back at once when the grant did not allow keeping it, or when the session closes while it is kept", async () => {
-    try {
-      await inFreshObject(async (store) => {
-        const { tenant, slots } = await holding(store, { keep: false, tokensLeft: null });
-        await slots.queueDrained();
-        expect(tenant.released).toEqual(["L1"]);
-      });
-      await inFreshObject(async (store) => {
-        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
-        await slots.queueDrained();
-        await slots.releaseTurn(); // session/close
-        expect(tenant.released).toEqual(["L1"]);
-        await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS);
-        expect(tenant.released).toEqual(["L1"]);
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await inFreshObject(async (store) => {
+      const { tenant, slots } = await holding(store, { keep: false, tokensLeft: null });
+      await slots.queueDrained();
+      expect(tenant.released).toEqual(["L1"]);
+    });
+    await inFreshObject(async (store) => {
+      const { tenant, slots } = await holding(store, { keep: true, tokensLeft: null });
+      await slots.queueDrained();
+      await slots.releaseTurn(); // session/close
+      expect(tenant.released).toEqual(["L1"]);
+      await vi.advanceTimersByTimeAsync(KEEP_TURN_SLOT_MS);
+      expect(tenant.released).toEqual(["L1"]);
+    });
   });
 
   it("is neither kept nor used again unasked when the tenant object answers as older code did (without keep and tokensLeft)", async () => {
-    try {
-      await inFreshObject(async (store) => {
-        const { tenant, slots } = await holding(store, {});
-        const queued = slots.holdTurn(); // a prompt queued behind the running turn
-        await tenant.grant({});
-        await queued;
-        expect(tenant.asks()).toBe(2);
-        await slots.queueDrained();
-        expect(tenant.released).toEqual(["L2"]);
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await inFreshObject(async (store) => {
+      const { tenant, slots } = await holding(store, {});
+      const queued = slots.holdTurn(); // a prompt queued behind the running turn
+      await tenant.grant({});
+      await queued;
+      expect(tenant.asks()).toBe(2);
+      await slots.queueDrained();
+      expect(tenant.released).toEqual(["L2"]);
+    });
   });
 
   it("is asked for again once the session spent the day's tokens the grant left, or the grant is REUSE_GRANT_MS old", async () => {
-    try {
-      await inFreshObject(async (store) => {
-        const { tenant, slots } = await holding(store, { keep: true, tokensLeft: 100 });
-        slots.record({ turns: 1, modelCalls: 1, inputTokens: 60, outputTokens: 39 });
-        await slots.queueDrained();
-        await slots.holdTurn(); // 99 of 100 spent: still its own to start
-        expect(tenant.asks()).toBe(1);
-        slots.record({ outputTokens: 1 });
-        await slots.queueDrained();
-        const spent = slots.holdTurn();
-        await tenant.grant({ keep: true, tokensLeft: 5_000 });
-        await spent;
-        expect(tenant.asks()).toBe(2);
-        await slots.queueDrained();
-        vi.setSystemTime(Date.now() + REUSE_GRANT_MS);
-        const aged = slots.holdTurn();
-        await tenant.grant({ keep: true, tokensLeft: 5_000 });
-        await aged;
-        expect(tenant.asks()).toBe(3);
-        expect(tenant.released).toEqual([]);
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await inFreshObject(async (store) => {
+      const { tenant, slots } = await holding(store, { keep: true, tokensLeft: 100 });
+      slots.record({ turns: 1, modelCalls: 1, inputTokens: 60, outputTokens: 39 });
+      await slots.queueDrained();
+      await slots.holdTurn(); // 99 of 100 spent: still its own to start
+      expect(tenant.asks()).toBe(1);
+      slots.record({ outputTokens: 1 });
+      await slots.queueDrained();
+      const spent = slots.holdTurn();
+      await tenant.grant({ keep: true, tokensLeft: 5_000 });
+      await spent;
+      expect(tenant.asks()).toBe(2);
+      await slots.queueDrained();
+      vi.setSystemTime(Date.now() + REUSE_GRANT_MS);
+      const aged = slots.holdTurn();
+      await tenant.grant({ keep: true, tokensLeft: 5_000 });
+      await aged;
+      expect(tenant.asks()).toBe(3);
+      expect(tenant.released).toEqual([]);
+    });
   });
 });
 
