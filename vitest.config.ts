@@ -15,7 +15,7 @@
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { buildWeb } from "./scripts/build-web.js";
+import { buildWebIfStale } from "./scripts/build-web.js";
 import { hermeticWranglerConfig, wranglerAliases } from "./test/support/hermetic-wrangler-config.js";
 import { startMockOpenAI } from "./test/support/mock-openai.js";
 import { StallReporter } from "./test/support/stall-reporter.js";
@@ -50,8 +50,9 @@ const SUBPROCESS_TESTS = [
 ];
 
 export default defineConfig(async () => {
-  // wrangler.toml's [assets] directory must exist before the workers pool reads it.
-  await buildWeb();
+  // wrangler.toml's [assets] directory must exist before the workers pool reads it. Built only when its
+  // sources changed (scripts/lib/web-build-stamp.ts): every lane's `vitest run` loads this config.
+  await buildWebIfStale();
   fixVitestPool(join(import.meta.dirname, "node_modules/@cloudflare/vitest-pool-workers"));
   const mock = await startMockOpenAI();
   const migrations = await readD1Migrations("./migrations");
