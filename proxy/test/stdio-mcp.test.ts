@@ -18,7 +18,7 @@ const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotoc
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const TSX = pathToFileURL(fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url))).href;
 const LATE_TOOLS = fileURLToPath(new URL("../../test/support/late-tools-mcp-stdio.ts", import.meta.url));
-const BIG_TOOLS = fileURLToPath(new URL("../../test/support/big-tools-mcp-stdio.ts", import.meta.url));
+const BIG_TOOLS = fileURLToPath(new URL("../../test/support/big-tools-mcp-stdio.mjs", import.meta.url));
 
 describe("stdio MCP servers", () => {
   it("runs stdio entries as acp servers and passes the editor's acp entries through", async () => {
@@ -157,7 +157,7 @@ describe("stdio MCP servers", () => {
   it("refuses a tool list too large to relay with an error naming the server and the excess, and relays one that fits", async () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
-    const big = (name: string, count: number) => ({ name, command: process.execPath, args: ["--import", TSX, BIG_TOOLS], env: [{ name: "BIG_TOOLS_COUNT", value: String(count) }, { name: "BIG_TOOLS_BYTES", value: "100000" }] });
+    const big = (name: string, count: number) => ({ name, command: process.execPath, args: [BIG_TOOLS], env: [{ name: "BIG_TOOLS_COUNT", value: String(count) }, { name: "BIG_TOOLS_BYTES", value: "100000" }] });
     await p.request("session/new", { cwd: process.cwd(), mcpServers: [big("huge", 45), big("fits", 2)] });
     const list = (serverId: string) => fx.service.requestClient(`list-${serverId}`, "mcp/message", { serverId, requestId: `r-${serverId}`, method: "tools/list" });
     const huge = await list("hermes-proxy-stdio-1");

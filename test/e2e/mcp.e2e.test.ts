@@ -28,7 +28,7 @@ const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-ev
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const LATE_TOOLS = join(REPO_ROOT, "test/support/late-tools-mcp-stdio.ts");
-const BIG_TOOLS = join(REPO_ROOT, "test/support/big-tools-mcp-stdio.ts");
+const BIG_TOOLS = join(REPO_ROOT, "test/support/big-tools-mcp-stdio.mjs");
 
 let mock: MockOpenAI;
 let server: DevServer;
@@ -234,7 +234,7 @@ describe("the editor's stdio servers, run by the proxy", () => {
     const e = editor();
     await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const env = [{ name: "BIG_TOOLS_COUNT", value: "45" }, { name: "BIG_TOOLS_BYTES", value: "100000" }];
-    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("big-list"), mcpServers: [{ ...stdio("huge", ["--import", TSX, BIG_TOOLS]), env }] as never });
+    const { sessionId } = await e.agent.request("session/new", { cwd: cwdFor("big-list"), mcpServers: [{ ...stdio("huge", [BIG_TOOLS]), env }] as never });
     const notice = () => agentText(e.updates, sessionId);
     await until(() => /MCP server "huge"/.test(notice()), "the notice", 8_000);
     expect(notice()).toMatch(/MCP server "huge" \(acp\): unavailable: .*its tool list is too large: 4,50\d,\d{3} bytes, 3\d\d,\d{3} more than fits in one frame of the service's default 4,194,304-byte limit \(HERMES_MAX_FRAME_BYTES\)/);

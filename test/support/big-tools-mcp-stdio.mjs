@@ -1,8 +1,9 @@
 /**
  * A stdio MCP server (the MCP SDK's) whose tool list is as large as asked:
  * `BIG_TOOLS_COUNT` tools, each with a description of `BIG_TOOLS_BYTES`
- * characters, as the proxy runs an editor's server
- * (`node --import <tsx> big-tools-mcp-stdio.ts`).
+ * characters, as the proxy runs an editor's server (`node big-tools-mcp-stdio.mjs`).
+ * Plain JavaScript, so node starts it without tsx: under a loaded machine the
+ * loader's start alone came close to the proxy's 10 s start timeout.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
