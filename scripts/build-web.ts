@@ -9,14 +9,15 @@
  *
  * `node --import tsx scripts/build-web.ts` (prints what it wrote). It skips
  * the build when web/dist is already built from the same sources: wrangler
- * runs it twice on every `wrangler dev` start (scripts/lib/web-build-stamp.ts).
+ * runs it twice on every `wrangler dev` start (scripts/lib/web-build-stamp.mjs); wrangler itself
+ * runs scripts/build-web-if-stale.mjs, which asks that without tsx and runs this only to build.
  * @module
  */
 import { build, type Plugin } from "esbuild";
 import { cpSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isWebBuildFresh, webBuildFingerprint, writeWebBuildStamp } from "./lib/web-build-stamp.js";
+import { webDistState } from "./lib/web-build-stamp.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const WEB_DIST = join(ROOT, "web/dist");
@@ -84,21 +85,16 @@ export async function buildWeb(outdir: string = WEB_DIST): Promise<BuiltFile[]> 
   return files;
 }
 
-/** What the build reads; a change to any of them rebuilds. */
-export const WEB_BUILD_INPUTS = ["web/src", "web/public", "scripts/build-web.ts", "package-lock.json"] as const;
-const STAMP = join(ROOT, "node_modules/.cache/hermes-edge/web-build.json");
-
 /**
  * Builds web/dist unless it is already built from the same sources (the stamp). Returns the files
  * written, or undefined when the build was fresh. The vitest config calls it too: each `vitest run`
  * of `npm test`'s lanes loads it, and rebuilding an unchanged client there cost ~2 s of CPU a load.
  */
 export async function buildWebIfStale(): Promise<BuiltFile[] | undefined> {
-  const fingerprint = webBuildFingerprint(ROOT, WEB_BUILD_INPUTS);
-  const outputs = ["index.html", "app.js", "client.js"].map((name) => join(WEB_DIST, name));
-  if (isWebBuildFresh(STAMP, fingerprint, outputs)) return undefined;
+  const state = webDistState(ROOT);
+  if (state.fresh) return undefined;
   const files = await buildWeb();
-  writeWebBuildStamp(STAMP, fingerprint);
+  state.markBuilt();
   return files;
 }
 

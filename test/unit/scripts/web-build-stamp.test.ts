@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { WEB_BUILD_INPUTS } from "../../../scripts/build-web.js";
-import { isWebBuildFresh, webBuildFingerprint, writeWebBuildStamp } from "../../../scripts/lib/web-build-stamp.js";
+import { isWebBuildFresh, WEB_BUILD_INPUTS, webBuildFingerprint, writeWebBuildStamp } from "../../../scripts/lib/web-build-stamp.mjs";
 import { inspectorPort, wranglerDevArgs, wranglerDevEnv } from "../../../scripts/lib/wrangler-dev-env.js";
 import { REPO_ROOT } from "./deploy-harness.js";
 

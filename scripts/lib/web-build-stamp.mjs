@@ -5,13 +5,24 @@
  * this check every start built the web client twice. The fingerprint is a
  * hash of what the build reads: the sources, the build script and the lockfile
  * (the bundled dependencies).
+ *
+ * Plain JavaScript (its types are in `web-build-stamp.d.mts`) because
+ * `scripts/build-web-if-stale.mjs`, the `[build] command`, runs it with node
+ * alone: tsx and its esbuild service cost ~1 s of CPU a start, twice per
+ * `wrangler dev` start, ~35 core-seconds of `npm test`.
  * @module
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
-function filesUnder(dir: string): string[] {
+/** What the web build reads; a change to any of them rebuilds. */
+export const WEB_BUILD_INPUTS = ["web/src", "web/public", "scripts/build-web.ts", "package-lock.json"];
+/** What it writes that must exist, under web/dist. */
+const WEB_BUILD_OUTPUTS = ["index.html", "app.js", "client.js"];
+const STAMP = "node_modules/.cache/hermes-edge/web-build.json";
+
+function filesUnder(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile())
@@ -19,8 +30,7 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-/** Hash of every file under `inputs` (directories or files), by path relative to `root` and contents. */
-export function webBuildFingerprint(root: string, inputs: readonly string[]): string {
+export function webBuildFingerprint(root, inputs) {
   const hash = createHash("sha256");
   for (const input of inputs) {
     const absolute = join(root, input);
@@ -32,8 +42,7 @@ export function webBuildFingerprint(root: string, inputs: readonly string[]): st
   return hash.digest("hex");
 }
 
-/** True when the stamp holds `fingerprint` and every expected output exists. */
-export function isWebBuildFresh(stampPath: string, fingerprint: string, outputs: readonly string[]): boolean {
+export function isWebBuildFresh(stampPath, fingerprint, outputs) {
   if (!outputs.every((path) => existsSync(path))) return false;
   try {
     return JSON.parse(readFileSync(stampPath, "utf8")).fingerprint === fingerprint;
@@ -42,7 +51,14 @@ export function isWebBuildFresh(stampPath: string, fingerprint: string, outputs:
   }
 }
 
-export function writeWebBuildStamp(stampPath: string, fingerprint: string): void {
+export function writeWebBuildStamp(stampPath, fingerprint) {
   mkdirSync(dirname(stampPath), { recursive: true });
   writeFileSync(stampPath, `${JSON.stringify({ fingerprint })}\n`);
+}
+
+export function webDistState(root) {
+  const fingerprint = webBuildFingerprint(root, WEB_BUILD_INPUTS);
+  const stamp = join(root, STAMP);
+  const fresh = isWebBuildFresh(stamp, fingerprint, WEB_BUILD_OUTPUTS.map((name) => join(root, "web/dist", name)));
+  return { fresh, markBuilt: () => writeWebBuildStamp(stamp, fingerprint) };
 }
