@@ -91,8 +91,17 @@ async function rawSession() {
   return { connectionId, sessionId, sse, prompt };
 }
 
+/** `promise`, or a failure naming `what` once `ms` pass: a step that hangs says which one it was, not only that the test timed out. */
+function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Waits (through REST, no stream open) until the session's history holds `count` assistant messages: the turn is over. */
-async function turnsDone(sessionId: string, count: number): Promise<void> {
+async function turnsDone(sessionId: string, count: number, ms = 120_000): Promise<void> {
   await expect
     .poll(
       async () => {
@@ -101,7 +110,7 @@ async function turnsDone(sessionId: string, count: number): Promise<void> {
         const body = (await res.json()) as { messages: { message: { role: string } }[] };
         return body.messages.filter((m) => m.message.role === "assistant").length;
       },
-      { timeout: 120_000, interval: 250 },
+      { timeout: ms, interval: 250 },
     )
     .toBeGreaterThanOrEqual(count);
 }
@@ -268,18 +277,18 @@ describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
     // Enough to overflow the 512-event buffer with room to spare, and few enough to stay quick under load.
     const tokens = 700;
     e2e.mock.setScript("http-gap", [{ tokens }]);
-    const { sessionId, sse, prompt } = await rawSession();
-    const firstStream = await sse();
-    expect((await prompt(3, "long [[mock:http-gap]]")).status).toBe(202);
-    const early = await readEvents(firstStream, (ev) => ev.some(isChunk));
+    const { sessionId, sse, prompt } = await within("the raw session", 60_000, rawSession());
+    const firstStream = await within("the first GET's headers", 30_000, sse());
+    expect((await within("the prompt's 202", 30_000, prompt(3, "long [[mock:http-gap]]"))).status).toBe(202);
+    const early = await readEvents(firstStream, (ev) => ev.some(isChunk), 30_000);
     const lastId = early.at(-1)!.id;
     const lastSeq = early.at(-1)!.data.params._meta.hermes.seq as number;
     expect(lastId).toBe(String(lastSeq));
     // The stream is gone while the rest of the turn runs: far more than the buffer holds.
-    await turnsDone(sessionId, 1);
-    const resumed = await sse(lastId);
+    await turnsDone(sessionId, 1, 60_000);
+    const resumed = await within("the resumed GET's headers", 30_000, sse(lastId));
     expect(resumed.status).toBe(200);
-    const rest = await readEvents(resumed, (ev) => ev.some((e) => e.data.id === 3), 120_000);
+    const rest = await readEvents(resumed, (ev) => ev.some((e) => e.data.id === 3), 60_000);
     expect(rest.find((e) => e.data.id === 3)?.data.result.stopReason).toBe("end_turn");
     const seqs = seqsOf(rest);
     expect(seqs.length).toBeGreaterThan(512);
