@@ -102,7 +102,8 @@ function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
 
 /** Waits (through REST, no stream open) until the session's history holds `count` assistant messages: the turn is over. */
 async function turnsDone(sessionId: string, count: number, ms = 120_000): Promise<void> {
-  await expect
+  // Raced: expect.poll awaits a pending fetch past its own timeout.
+  const poll = expect
     .poll(
       async () => {
         const res = await fetch(`${e2e.server.url}/v1/sessions/${sessionId}/history`, { headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -113,6 +114,7 @@ async function turnsDone(sessionId: string, count: number, ms = 120_000): Promis
       { timeout: ms, interval: 250 },
     )
     .toBeGreaterThanOrEqual(count);
+  await within(`the session's history with ${count} answers`, ms + 10_000, poll);
 }
 
 describe("ACP over Streamable HTTP with the SDK's createHttpStream", () => {
