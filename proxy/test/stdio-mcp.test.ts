@@ -5,10 +5,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { useFakeService } from "./fixture.js";
 import { INIT_PARAMS, isolatedEnv, WAIT_MS } from "./proxy-process.js";
+import { bundledScript } from "../../test/support/bundled-script.js";
 import { removeScratchDirs, scratchDir } from "../../test/support/scratch-dir.js";
 
 afterAll(removeScratchDirs);
@@ -16,8 +17,7 @@ afterAll(removeScratchDirs);
 const fx = useFakeService();
 const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
-const TSX = pathToFileURL(fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url))).href;
-const LATE_TOOLS = fileURLToPath(new URL("../../test/support/late-tools-mcp-stdio.ts", import.meta.url));
+const LATE_TOOLS = bundledScript("test/support/late-tools-mcp-stdio.ts");
 const BIG_TOOLS = fileURLToPath(new URL("../../test/support/big-tools-mcp-stdio.mjs", import.meta.url));
 
 describe("stdio MCP servers", () => {
@@ -137,7 +137,7 @@ describe("stdio MCP servers", () => {
     const p = fx.spawn(["--url", fx.service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     await p.request("initialize", INIT_PARAMS);
     const env = [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "100" }];
-    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "late", command: process.execPath, args: ["--import", TSX, LATE_TOOLS], env }] });
+    await p.request("session/new", { cwd: process.cwd(), mcpServers: [{ name: "late", command: process.execPath, args: [LATE_TOOLS], env }] });
     const list = async (requestId: string) => {
       const answer = await fx.service.requestClient(requestId, "mcp/message", { serverId: "hermes-proxy-stdio-1", requestId, method: "tools/list" });
       return (answer["result"] as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);

@@ -7,15 +7,15 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { bundledScript } from "../support/bundled-script.js";
 import type { DevServer } from "../support/wrangler-dev.js";
 import { SHARED_ADMIN_TOKEN as ADMIN, useE2eService } from "./e2e-service.js";
 import { connectSdk } from "./sdk-client.js";
 
 const TOKEN = "tok-keys-e2e";
-const ROOT = resolve(import.meta.dirname, "../..");
 const e2e = useE2eService(TOKEN);
 let server: DevServer;
 let cwd: string;
@@ -31,7 +31,7 @@ afterAll(() => {
 });
 
 function keys(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "scripts", "keys.ts"), ...args], {
+  const child = spawn(process.execPath, [bundledScript("scripts/keys.ts"), ...args], {
     cwd,
     env: { PATH: process.env.PATH!, HOME: cwd, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -10,13 +10,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockOpenAI } from "../support/mock-openai.js";
 import { freePort, type DevServer } from "../support/wrangler-dev.js";
 import { ensureProxyBuilt, isolatedEnv, REPO_ROOT, startEditor, type Editor } from "./proxy-editor.js";
 import { agentText, connectSdk, type SdkClient } from "./sdk-client.js";
 import { SHARED_MCP_CALL_TIMEOUT_MS, useE2eService } from "./e2e-service.js";
+import { bundledScript } from "../support/bundled-script.js";
 import { scratchDir } from "../support/scratch-dir.js";
 
 const TOKEN = "tok-mcp-e2e";
@@ -26,8 +26,7 @@ const CALL_TIMEOUT_MS = SHARED_MCP_CALL_TIMEOUT_MS;
 const e2e = useE2eService(TOKEN);
 const EVERYTHING = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-const TSX = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const LATE_TOOLS = join(REPO_ROOT, "test/support/late-tools-mcp-stdio.ts");
+const LATE_TOOLS = bundledScript("test/support/late-tools-mcp-stdio.ts");
 const BIG_TOOLS = join(REPO_ROOT, "test/support/big-tools-mcp-stdio.mjs");
 
 let mock: MockOpenAI;
@@ -314,7 +313,7 @@ describe("the editor's stdio servers, run by the proxy", () => {
     const e = editor();
     await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     mock.setScript("e2e-mcp-late", [{ text: "nothing yet" }, { toolCalls: [{ id: "h1", name: "mcp__late__hello", arguments: {} }] }, { text: "done" }]);
-    const late = { name: "late", command: process.execPath, args: ["--import", TSX, LATE_TOOLS], env: [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "50" }] };
+    const late = { name: "late", command: process.execPath, args: [LATE_TOOLS], env: [{ name: "LATE_TOOLS_FLAG", value: flag }, { name: "LATE_TOOLS_LOGS", value: "50" }] };
     const { sessionId } = await e.agent.request("session/new", { cwd: folder, mcpServers: [late] as never });
     await e.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi [[mock:e2e-mcp-late]]" }] });
     expect(offered("e2e-mcp-late").some((n) => n.startsWith("mcp__"))).toBe(false);

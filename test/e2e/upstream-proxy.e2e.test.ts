@@ -11,13 +11,14 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bundledScript } from "../support/bundled-script.js";
 import type { MockOpenAI } from "../support/mock-openai.js";
 import type { DevServer } from "../support/wrangler-dev.js";
 import { scratchDir } from "../support/scratch-dir.js";
 import { CLI, ensureProxyBuilt, isolatedEnv, REPO_ROOT } from "./proxy-editor.js";
 
 const TOKEN = "tok-upstream-proxy-e2e";
-const FAKE = `"${process.execPath}" --import tsx test/support/fake-upstream-stdio.ts`;
+const FAKE = `"${process.execPath}" "${bundledScript("test/support/fake-upstream-stdio.ts")}"`;
 
 const e2e = useE2eService(TOKEN);
 let mock: MockOpenAI;

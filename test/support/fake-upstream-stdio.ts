@@ -1,6 +1,6 @@
 /**
  * The fake upstream agent on stdio, as the proxy runs a local one
- * (`--upstream fake="node --import tsx test/support/fake-upstream-stdio.ts"`).
+ * (`--upstream fake="node <this file built by bundled-script.ts>"`).
  * `upstream:crash` exits the process with code 3. With `FAKE_UPSTREAM_LOG`
  * set, what it observes is appended there as JSON lines, and each start as
  * `{"kind":"start","pid":…}`.

@@ -1,6 +1,6 @@
 /**
  * A stdio MCP server (the MCP SDK's) that lists no tools until told to, as
- * the proxy runs an editor's server (`node --import <tsx> late-tools-mcp-stdio.ts`).
+ * the proxy runs an editor's server (`node` on this file built by bundled-script.ts).
  * Once the file named by `LATE_TOOLS_FLAG` exists it enables its tool `hello`
  * (which sends `notifications/tools/list_changed` at once, while nothing is
  * asked of it), then logs `LATE_TOOLS_LOGS` messages (`notifications/message`),

@@ -1,5 +1,6 @@
 /**
- * Runs `scripts/deploy.ts` the way `npm run deploy` does, in a scratch copy of
+ * Runs `scripts/deploy.ts` as `npm run deploy` does (built for plain node, see
+ * bundled-script.ts), in a scratch copy of
  * the project's wrangler.toml, with a fake `wrangler` first on PATH (see
  * fake-wrangler/fake-wrangler.mjs: Cloudflare's API cannot be reached from
  * here) and an environment that holds nothing of the developer's.
@@ -9,10 +10,10 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundledScript } from "../../support/bundled-script.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const FAKE_BIN = join(dirname(fileURLToPath(import.meta.url)), "fake-wrangler");
-const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
 
 const scratchDirs: string[] = [];
 
@@ -96,7 +97,7 @@ export async function runDeploy(
   const path = options.fake === false ? process.env.PATH! : `${FAKE_BIN}${delimiter}${process.env.PATH}`;
   // A home of its own: no wrangler login, config or logs of the developer's are read or written.
   const home = scratch("hermes-deploy-home-");
-  const child = spawn(TSX, [join(REPO_ROOT, "scripts", "deploy.ts"), ...args], {
+  const child = spawn(process.execPath, [bundledScript("scripts/deploy.ts"), ...args], {
     cwd: project.dir,
     env: {
       PATH: path,
