@@ -145,6 +145,8 @@ export default defineConfig(async () => {
             isolate: false,
             testTimeout: 90_000,
             hookTimeout: 90_000,
+            // vitest's default of 1 s is too short for a turn on a loaded machine; a wait that ends sooner still ends then.
+            expect: { poll: { timeout: 15_000 } },
             fileParallelism: false,
           },
         },
@@ -156,6 +158,8 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 90_000,
             hookTimeout: 120_000,
+            // As e2e: a turn, a render or a paint under load takes more than vitest's default 1 s.
+            expect: { poll: { timeout: 15_000 } },
             fileParallelism: false,
             // One worker for all files, so they share one mock, `wrangler dev` and Chromium
             // (test/browser/support/shared-rig.ts): ~8 s of CPU a file on two cores otherwise.

@@ -11,7 +11,7 @@
  * it ends. Files whose Worker variables cannot be shared start their own
  * server with `e2eVars` (restart, upstream, service's keyless server).
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { startMockOpenAI, type MockOpenAI } from "../support/mock-openai.js";
 import { startDevServer, stopWithProcess, type DevServer } from "../support/wrangler-dev.js";
 
@@ -117,6 +117,12 @@ export function useE2eService(token: string): E2eService {
     current = await sharedService();
     // Scripts and recorded calls are the mock's, not the file's: start from none.
     current.mock.reset();
+  });
+  afterEach(({ task }) => {
+    // What the shared server was doing: a failed or timed-out test's report says whether its requests arrived.
+    if (task.result?.state === "fail" && current) {
+      process.stderr.write(`\n--- ${task.name}: the shared wrangler dev's last output ---\n${current.server.output()}\n--- end ---\n`);
+    }
   });
   afterAll(async () => {
     for (const c of clients.splice(0)) await c.close();

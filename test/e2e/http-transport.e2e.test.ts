@@ -100,13 +100,21 @@ function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/** Waits (through REST, no stream open) until the session's history holds `count` assistant messages: the turn is over. */
+/**
+ * Waits (through REST, no stream open) until the session's history holds `count` assistant messages: the turn is over.
+ * Each read has 10 s: under load, wrangler dev's proxy sometimes sends a request on its connection to the Worker
+ * just after a client cancelled an SSE stream, and loses it ("Network connection lost" inside its ProxyWorker; the
+ * Worker never sees it) while the client waits a minute or more for an answer. The next read gets through.
+ */
 async function turnsDone(sessionId: string, count: number, ms = 120_000): Promise<void> {
-  // Raced: expect.poll awaits a pending fetch past its own timeout.
+  // Raced as well: expect.poll awaits a pending read past its own timeout.
   const poll = expect
     .poll(
       async () => {
-        const res = await fetch(`${e2e.server.url}/v1/sessions/${sessionId}/history`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+        const res = await fetch(`${e2e.server.url}/v1/sessions/${sessionId}/history`, {
+          headers: { Authorization: `Bearer ${TOKEN}` },
+          signal: AbortSignal.timeout(10_000),
+        });
         if (!res.ok) return 0;
         const body = (await res.json()) as { messages: { message: { role: string } }[] };
         return body.messages.filter((m) => m.message.role === "assistant").length;

@@ -36,6 +36,8 @@ export interface DevServer {
   stop(): Promise<void>;
   /** Stops, then starts again on the same port and persist dir (state is kept). */
   restart(): Promise<void>;
+  /** The end of what the running wrangler printed (its request lines, errors): for a failed test's report. */
+  output(): string;
 }
 
 export interface DevServerOptions {
@@ -67,7 +69,7 @@ export interface DevServerOptions {
 }
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const OUTPUT_TAIL_CHARS = 8_000;
+const OUTPUT_TAIL_CHARS = 16_000;
 const STOP_GRACE_MS = 5_000;
 
 /** Wrangler's CLI from this repo's node_modules: faster than `npx` and one process fewer. */
@@ -319,6 +321,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       current = await launch();
       server.pid = current.pgid;
     },
+    output: () => current?.output() ?? "",
   };
   return server;
 }
