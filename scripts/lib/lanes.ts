@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { STALL_MARK } from "../../test/support/stall-reporter.js";
+import { endedFailures, STALL_MARK } from "../../test/support/stall-reporter.js";
 import { killGroup } from "./process-group.js";
 
 export interface Lane {
@@ -68,11 +68,13 @@ export function passOnInterrupts(): void {
 
 /**
  * Runs one command, its lines prefixed. A vitest run that reports a stall (test/support/stall-reporter.ts:
- * nothing started or ended for longer than any timeout it enforces) is stopped at once.
+ * nothing started or ended for longer than any timeout it enforces) is stopped at once. So is one that
+ * reports every file ended while the run itself did not: its outcome is its files' (0, or 1 if any failed).
  */
 export function run(command: string[], prefix: string, { write = stdout, limitMs = COMMAND_LIMIT_MS }: RunOptions = {}): Promise<Ran> {
   return new Promise((resolve) => {
     let stalled = false;
+    let ended: number | undefined;
     const [file, ...args] = command as [string, ...string[]];
     const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...COLOUR }, detached: true });
     const pgid = child.pid!;
@@ -85,6 +87,12 @@ export function run(command: string[], prefix: string, { write = stdout, limitMs
           write(`${prefix}${command.join(" ")}: stalled; stopped\n`);
           killGroup(pgid, "SIGKILL");
         }
+        const failed = ended === undefined ? endedFailures(line) : undefined;
+        if (failed !== undefined) {
+          ended = failed;
+          write(`${prefix}${command.join(" ")}: every file ended (${failed} failed) and the run did not; stopped\n`);
+          killGroup(pgid, "SIGKILL");
+        }
       });
     }
     const limit = setTimeout(() => {
@@ -94,6 +102,7 @@ export function run(command: string[], prefix: string, { write = stdout, limitMs
     child.on("exit", () => running.delete(pgid)); // its id may go to another process after this
     child.on("close", (code, signal) => {
       clearTimeout(limit);
+      if (ended !== undefined) return resolve({ code: ended > 0 ? 1 : 0, stalled: false });
       resolve({ code: code ?? (signal ? 1 : 0), stalled });
     });
   });

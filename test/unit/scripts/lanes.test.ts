@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { laneSummary, runLane, type Lane } from "../../../scripts/lib/lanes.js";
-import { STALL_MARK } from "../../support/stall-reporter.js";
+import { ENDED_MARK, STALL_MARK } from "../../support/stall-reporter.js";
 
 const made: string[] = [];
 afterEach(() => {
@@ -30,6 +30,11 @@ function command(stallOn: number[], code = 0): string[] {
       process.exit(${code});
     }`;
   return [process.execPath, "-e", script];
+}
+
+/** A command that prints the every-file-ended report with `failed` failures, then hangs as the pool does. */
+function endedButHung(failed: number): string[] {
+  return [process.execPath, "-e", `console.error(${JSON.stringify(ENDED_MARK)} + " 60 s: 48 files, ${failed} failed"); setInterval(() => {}, 1000);`];
 }
 
 async function lane(commands: string[][]) {
@@ -66,5 +71,22 @@ describe("runLane", () => {
     expect(result).toMatchObject({ code: 3, reruns: 0 });
     expect(lines).toEqual(["w | run 1\n"]);
     expect(laneSummary(result, 1)).toMatch(/^w {2}FAILED \(exit 3\) in \d+ s\n$/);
+  });
+
+  it("stops a run whose files all ended and passed while the run hung, counts it passed and goes on", async () => {
+    const hung = endedButHung(0);
+    const { result, lines } = await lane([hung, command([])]);
+    expect(result).toMatchObject({ code: 0, reruns: 0 });
+    expect(lines).toEqual([
+      `w | ${ENDED_MARK} 60 s: 48 files, 0 failed\n`,
+      `w | ${hung.join(" ")}: every file ended (0 failed) and the run did not; stopped\n`,
+      "w | run 1\n",
+    ]);
+  });
+
+  it("fails the lane when such a run had a failed file, without running it again", async () => {
+    const { result, lines } = await lane([endedButHung(2), command([])]);
+    expect(result).toMatchObject({ code: 1, reruns: 0 });
+    expect(lines.some((l) => l.includes("run 1"))).toBe(false);
   });
 });

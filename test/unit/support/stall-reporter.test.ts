@@ -1,14 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { TestCase, TestModule } from "vitest/node";
-import { StallReporter, stallReport } from "../../support/stall-reporter.js";
+import type { TestSpecification } from "vitest/node";
+import { endedFailures, ENDED_MARK, StallReporter, stallReport } from "../../support/stall-reporter.js";
 
-const module = (id: string) => ({ id, relativeModuleId: id, project: { name: "workers" } }) as unknown as TestModule;
+const module = (id: string, state = "passed") =>
+  ({ id, moduleId: `/repo/${id}`, relativeModuleId: id, project: { name: "workers" }, state: () => state }) as unknown as TestModule;
+const specs = (...ids: string[]) => ids.map((id) => ({ moduleId: `/repo/${id}`, project: { name: "workers" } })) as unknown as TestSpecification[];
 const test = (id: string, fullName: string) => ({ id, fullName }) as unknown as TestCase;
 
 function reporter() {
   let now = 0;
   const written: string[] = [];
-  const stall = new StallReporter({ quietMs: 120_000, write: (text) => written.push(text), now: () => now });
+  const stall = new StallReporter({ quietMs: 120_000, settleMs: 60_000, write: (text) => written.push(text), now: () => now });
   return { stall, written, at: (ms: number) => (now = ms) };
 }
 
@@ -57,5 +60,43 @@ describe("StallReporter", () => {
     stall.check();
     expect(written).toEqual(["vitest: nothing started or ended for 120 s; running:\n  workers b.test.ts (for 150 s)\n"]);
     expect(stallReport([{ what: "x", since: 0 }], 60_000, 500)).toBe("vitest: nothing started or ended for 60 s; running:\n  x (for 1 s)\n");
+  });
+
+  it("says once, after the settle period, that every file ended and the run did not, with how many failed", () => {
+    const { stall, written, at } = reporter();
+    stall.onTestRunStart(specs("a.test.ts", "b.test.ts"));
+    stall.onTestModuleStart(module("a.test.ts"));
+    stall.onTestModuleEnd(module("a.test.ts"));
+    at(1_000);
+    stall.onTestModuleStart(module("b.test.ts"));
+    stall.onTestModuleEnd(module("b.test.ts", "failed"));
+    at(60_999);
+    stall.check();
+    expect(written).toEqual([]);
+    at(61_000);
+    stall.check();
+    expect(written).toEqual([`${ENDED_MARK} 60 s: 2 files, 1 failed\n`]);
+    at(150_000);
+    stall.check();
+    expect(written).toHaveLength(1);
+    stall.onTestRunEnd();
+  });
+
+  it("waits for the run's own end while a file is still to run", () => {
+    const { stall, written, at } = reporter();
+    stall.onTestRunStart(specs("a.test.ts", "b.test.ts"));
+    stall.onTestModuleStart(module("a.test.ts"));
+    stall.onTestModuleEnd(module("a.test.ts"));
+    at(100_000);
+    stall.check();
+    expect(written).toEqual([]);
+    stall.onTestRunEnd();
+  });
+
+  it("reads the failures from the report's line, and nothing from any other line", () => {
+    expect(endedFailures(`${ENDED_MARK} 60 s: 48 files, 0 failed`)).toBe(0);
+    expect(endedFailures(`${ENDED_MARK} 60 s: 48 files, 3 failed`)).toBe(3);
+    expect(endedFailures(`${ENDED_MARK} garbled`)).toBe(1);
+    expect(endedFailures("vitest: nothing started or ended for 300 s; running:")).toBeUndefined();
   });
 });
