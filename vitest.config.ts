@@ -51,7 +51,7 @@ const SUBPROCESS_TESTS = [
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers pool reads it. Built only when its
-  // sources changed (scripts/lib/web-build-stamp.ts): every lane's `vitest run` loads this config.
+  // sources changed (scripts/lib/web-build-stamp.mjs): every lane's `vitest run` loads this config.
   await buildWebIfStale();
   fixVitestPool(join(import.meta.dirname, "node_modules/@cloudflare/vitest-pool-workers"));
   const mock = await startMockOpenAI();

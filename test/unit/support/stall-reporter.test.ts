@@ -15,6 +15,13 @@ function reporter() {
   return { stall, written, at: (ms: number) => (now = ms) };
 }
 
+/** A run of two files whose first has ended. */
+function firstOfTwoEnded(stall: StallReporter): void {
+  stall.onTestRunStart(specs("a.test.ts", "b.test.ts"));
+  stall.onTestModuleStart(module("a.test.ts"));
+  stall.onTestModuleEnd(module("a.test.ts"));
+}
+
 describe("StallReporter", () => {
   it("names the file and the test still running once nothing has started or ended for the quiet period", () => {
     const { stall, written, at } = reporter();
@@ -64,9 +71,7 @@ describe("StallReporter", () => {
 
   it("says once, after the settle period, that every file ended and the run did not, with how many failed", () => {
     const { stall, written, at } = reporter();
-    stall.onTestRunStart(specs("a.test.ts", "b.test.ts"));
-    stall.onTestModuleStart(module("a.test.ts"));
-    stall.onTestModuleEnd(module("a.test.ts"));
+    firstOfTwoEnded(stall);
     at(1_000);
     stall.onTestModuleStart(module("b.test.ts"));
     stall.onTestModuleEnd(module("b.test.ts", "failed"));
@@ -84,9 +89,7 @@ describe("StallReporter", () => {
 
   it("waits for the run's own end while a file is still to run", () => {
     const { stall, written, at } = reporter();
-    stall.onTestRunStart(specs("a.test.ts", "b.test.ts"));
-    stall.onTestModuleStart(module("a.test.ts"));
-    stall.onTestModuleEnd(module("a.test.ts"));
+    firstOfTwoEnded(stall);
     at(100_000);
     stall.check();
     expect(written).toEqual([]);
