@@ -1,10 +1,12 @@
 /**
  * `npm run typecheck`: the five TypeScript projects (the Worker and tests, the
  * protocol package, the web client, the browser tests, the proxy), two at a
- * time. One after another they took about a minute on two cores, most of it
- * each tsc waiting on its own single thread; `tsc -b` would need every project
- * to be `composite`. Prints each project's errors under its name and exits
- * non-zero when any project fails.
+ * time; `tsc -b` would need every project to be `composite`. Prints each
+ * project's errors under its name and exits non-zero when any project fails.
+ *
+ * TypeScript 7's native `tsc` checks all five in about 10 s of CPU, where
+ * TypeScript 5's took about 50. Each runs single-threaded: two at a time keep
+ * both cores busy, and inside `npm test` the other lanes want the cores more.
  * @module
  */
 import { spawn } from "node:child_process";
@@ -13,13 +15,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+// The package exports no `bin/tsc`; its package.json is exported, and the bin lies beside it.
+const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin/tsc");
 const PROJECTS = [".", "packages/protocol", "web", "test/browser", "proxy/tsconfig.test.json"];
 const AT_ONCE = 2;
 
 function check(project: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsc, "-p", project], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [tsc, "-p", project, "--singleThreaded"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
