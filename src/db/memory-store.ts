@@ -18,6 +18,14 @@ export interface StoredMemory {
   version: number;
 }
 
+/** The rows of a `read`, as `get` returns them. */
+export function storedMemory(rows: StoredMemory[]): StoredMemory {
+  return rows[0] ?? { entries: [], version: 0 };
+}
+
+/** A query for `SessionIndex.insert` to send in its batch. */
+export type MemoryRead = ReturnType<MemoryStore["read"]>;
+
 export class MemoryConflictError extends Error {
   constructor() {
     super("the project memory kept changing while this edit was being saved; try again");
@@ -33,12 +41,16 @@ export class MemoryStore {
   }
 
   async get(tenant: string, cwd: string): Promise<StoredMemory> {
-    const rows = await this.#db
+    return storedMemory(await this.read(tenant, cwd));
+  }
+
+  /** `get` as a query not yet run, for a caller that sends it in a batch of its own (`storedMemory` reads its rows). */
+  read(tenant: string, cwd: string) {
+    return this.#db
       .select({ entries: projectMemory.entries, version: projectMemory.version })
       .from(projectMemory)
       .where(and(eq(projectMemory.tenant, tenant), eq(projectMemory.cwd, cwd)))
       .limit(1);
-    return rows[0] ?? { entries: [], version: 0 };
   }
 
   /**

@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor } from "./cursor.js";
 import { sessionShares } from "../../schema/session-shares.js";
 import { EVERYONE } from "@hermes-edge/protocol";
 import { isAdmin, type Principal } from "../session/access.js";
+import type { MemoryRead, StoredMemory } from "./memory-store.js";
 
 /**
  * The sessions a user (or a link) may read, as one SQL condition: its own, and
@@ -46,9 +47,18 @@ export class SessionIndex {
     this.#db = drizzle(d1);
   }
 
-  /** A new session's row and its first segment in one batch: neither is ever in D1 without the other. */
-  async insert(row: NewSessionRow, firstSegment: NewSegmentRow): Promise<void> {
-    await this.#db.batch([this.#db.insert(sessions).values(row), this.#db.insert(segments).values(firstSegment)]);
+  /**
+   * A new session's row and its first segment in one batch: neither is ever in D1 without the other.
+   * `memory`, the project memory's read, goes in the same batch (one round trip, one subrequest) and its rows come back.
+   */
+  async insert(row: NewSessionRow, firstSegment: NewSegmentRow, memory?: MemoryRead): Promise<StoredMemory[] | undefined> {
+    const writes = [this.#db.insert(sessions).values(row), this.#db.insert(segments).values(firstSegment)] as const;
+    if (!memory) {
+      await this.#db.batch(writes);
+      return undefined;
+    }
+    const [, , rows] = await this.#db.batch([...writes, memory]);
+    return rows;
   }
 
   async update(id: string, patch: Partial<Omit<NewSessionRow, "id" | "tenant">>): Promise<void> {

@@ -1,12 +1,16 @@
 /**
  * `session/new` inside the new session object: write its record, index it in
  * D1, and build the response. The id is chosen by the caller (the connection
- * object) because it also names this Durable Object.
+ * object) because it also names this Durable Object. A session whose system
+ * prompt shows the project memory reads it in the index's batch, so its first
+ * turn never waits on D1 for it (memory-snapshot.ts).
  */
 import type { NewSessionResponse } from "@agentclientprotocol/sdk";
 import { invalidRequest, type McpServerEntry } from "@hermes-edge/protocol";
 import type { ModelSettings } from "../config.js";
+import { storedMemory, type MemoryStore } from "../db/memory-store.js";
 import type { SessionIndex } from "../db/session-index.js";
+import { formatMemory } from "../tools/memory-entries.js";
 import type { ConnectionRef } from "./connection-ref.js";
 import { segmentRow } from "../db/segment-index.js";
 import { provenance, rootLineage } from "./provenance.js";
@@ -14,7 +18,6 @@ import type { SegmentLineage, SessionKind, SessionRecord } from "./session-recor
 import type { SessionStore } from "./session-store.js";
 import { DEFAULT_MODE } from "./modes.js";
 import { DEFAULT_REASONING_EFFORT } from "./config-options.js";
-
 
 export interface CreateSessionInit {
   sessionId: string;
@@ -39,6 +42,7 @@ export async function createSession(
   conn: ConnectionRef,
   init: CreateSessionInit,
   settings: ModelSettings,
+  memory?: MemoryStore,
 ): Promise<NewSessionResponse> {
   if (store.record()) throw invalidRequest("session already exists");
   const now = new Date();
@@ -87,7 +91,8 @@ export async function createSession(
     createdAt: now.getTime(),
     updatedAt: now.getTime(),
   };
-  await index.insert(row, segmentRow(record.sessionId, record.tenant, record.lineage, now.getTime()));
+  const memoryRows = await index.insert(row, segmentRow(record.sessionId, record.tenant, record.lineage, now.getTime()), memory?.read(record.tenant, record.cwd));
+  if (memoryRows) record.memorySnapshot = { segment: record.segment, cwd: record.cwd, text: formatMemory(storedMemory(memoryRows).entries) };
   store.saveRecord(record);
   return { sessionId: record.sessionId, _meta: { hermes: { sessionProvenance: provenance(record.sessionId, record.lineage) } } };
 }

@@ -172,11 +172,10 @@ export class Session {
 
   /** `session/new`; the response goes out through the outbox so later updates follow it. */
   async create(conn: ConnectionRef, requestId: RequestId, init: CreateSessionInit): Promise<null> {
-    const result = await createSession(this.store, this.index, conn, init, this.settings);
+    const result = await createSession(this.store, this.index, conn, init, this.settings, this.memory);
     this.log.attach(conn);
     await this.#answerOpen(conn, requestId, result, "log");
     this.#attachMcp(conn.connectionId, init.mcpServers ?? []);
-    this.#warmMemory();
     return null;
   }
 
@@ -195,7 +194,7 @@ export class Session {
       model: source.model,
       mode: source.mode,
       parentLineage: source.lineage,
-    }, this.settings);
+    }, this.settings, this.memory);
     const title = source.title ? normalizeTitle(`Fork: ${source.title}`) : null;
     this.store.updateRecord({ reasoningEffort: source.reasoningEffort, title });
     if (title) this.indexWriter.update({ title });

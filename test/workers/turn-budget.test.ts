@@ -148,3 +148,22 @@ describe("the longest turn, counted against the platform's per-invocation limits
     client.close();
   }, 180_000);
 });
+
+describe("a new session's D1 work", () => {
+  it("reads the project memory in session/new's one D1 batch, so its first turn makes no D1 read for it", async () => {
+    const client = await TestClient.ready();
+    meter.reset();
+    const sessionId = await client.newSession("/work/budget-memory");
+    // Anything session/new left running in the background has time to show in the counts.
+    await sleep(500);
+    expect(Object.fromEntries(meter.counts.d1)).toEqual({ "batch:sessions": 1 });
+
+    const key = uniqueKey("budget-memory");
+    await mockScript(key, [{ text: "hello" }]);
+    meter.reset();
+    const res = await client.prompt(sessionId, `hi [[mock:${key}]]`).response;
+    expect(res.result).toEqual({ stopReason: "end_turn" });
+    expect(meter.counts.d1.has("project_memory")).toBe(false);
+    client.close();
+  });
+});
