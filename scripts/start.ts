@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { ensureDevVars, readDevVars } from "./lib/dev-vars.js";
 import { startBanner } from "./lib/start-banner.js";
 import { wranglerDevArgs, wranglerDevEnv } from "./lib/wrangler-dev-env.js";
+import { fixWrangler } from "./lib/wrangler-fixes.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const varsPath = join(root, ".dev.vars");
@@ -54,6 +55,8 @@ else if (vars.addedAdminToken) console.error("added HERMES_ADMIN_TOKEN to .dev.v
 // The editor snippet points at the built proxy; `npm ci` builds it, a clone that skipped scripts may not have.
 if (!existsSync(join(root, "proxy", "dist", "cli.js"))) run("npm", ["run", "build", "-w", "hermes-edge-proxy"], "building the proxy");
 run("npx", ["wrangler", "d1", "migrations", "apply", "hermes-edge", "--local"], "applying the local D1 migrations");
+// A browser that navigates away mid-request must not stop the local service (scripts/lib/wrangler-fixes.ts).
+fixWrangler(join(root, "node_modules", "wrangler"));
 const wrangler = spawn("npx", ["wrangler", "dev", "--ip", host, "--port", String(port), ...wranglerDevArgs(process.env, port)], {
   cwd: root,
   stdio: "inherit",

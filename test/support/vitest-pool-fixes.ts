@@ -14,22 +14,14 @@
  *   again for every test file a runtime runs, each wrapper a round trip to its runner
  *   object, so each import goes through one more hop per earlier file.
  *
- * Each fix replaces an exact passage of the shipped file. A file that holds neither
- * the passage nor its fix is another version: that throws, so a dependency update
- * cannot silently bring the slow runs back.
+ * Applied as `scripts/lib/package-fixes.ts` applies any: exactly, idempotently, and
+ * refusing a version they do not fit.
  *
  * @module
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { applyFixes, type PackageFix } from "../../scripts/lib/package-fixes.js";
 
-interface Fix {
-  file: string;
-  before: string;
-  after: string;
-}
-
-const FIXES: Fix[] = [
+const FIXES: PackageFix[] = [
   {
     file: "dist/worker/lib/cloudflare/test-internal.mjs",
     before: "\tfunction Class(...args) {\n\t\tClass.prototype = new Proxy(Class.prototype, {",
@@ -44,17 +36,5 @@ const FIXES: Fix[] = [
 
 /** Applies the fixes to the pool package in `poolDir` (idempotent); throws on a version they do not fit. */
 export function fixVitestPool(poolDir: string): void {
-  for (const fix of FIXES) {
-    const path = join(poolDir, fix.file);
-    const text = readFileSync(path, "utf8");
-    if (text.includes(fix.after)) continue;
-    const at = text.indexOf(fix.before);
-    if (at === -1 || text.indexOf(fix.before, at + 1) !== -1) {
-      throw new Error(`test/support/vitest-pool-fixes.ts: ${path} is not the version these fixes are for; check whether the pool still needs them`);
-    }
-    // By rename: the lanes of `npm test` start at once, and a runtime may be reading the file already.
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, text.replace(fix.before, fix.after));
-    renameSync(temporary, path);
-  }
+  applyFixes(poolDir, FIXES, "test/support/vitest-pool-fixes.ts");
 }

@@ -22,6 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { groupAlive, killGroup } from "../../scripts/lib/process-group.js";
+import { fixWrangler } from "../../scripts/lib/wrangler-fixes.js";
 
 export interface DevServer {
   /** `http://127.0.0.1:PORT` */
@@ -270,6 +271,8 @@ async function stopGroup(running: Running): Promise<void> {
  * @throws if wrangler exits early or is not healthy within `startTimeoutMs` (the message holds its last output)
  */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  // A request that fails inside wrangler's proxy must not take the shared server down with it.
+  fixWrangler(join(dirname(WRANGLER_BIN), ".."));
   const cwd = opts.cwd ?? REPO_ROOT;
   const port = opts.port ?? (await freePort());
   const ownsPersistDir = opts.persistDir === undefined;
