@@ -224,6 +224,11 @@ export class Connection {
     this.#stubs.clear();
   }
 
+  /** A session this connection made (new or fork): it is the owner, so its calls need no access lookup in D1. */
+  madeSession(sessionId: string): void {
+    this.#owned.add(sessionId);
+  }
+
   rememberSession(sessionId: string): void {
     const s = this.state.get()!;
     if (!s.sessions.includes(sessionId)) this.state.update({ sessions: [...s.sessions, sessionId] });

@@ -83,6 +83,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers };
     unwrap(await connection.session(sessionId).create(creatorRef(connection), id, init), () => connection.forgetSession(sessionId));
+    connection.madeSession(sessionId);
     return DEFERRED;
   }),
 
@@ -116,6 +117,7 @@ export const REQUEST_METHODS: Record<string, MethodSpec> = {
     connection.rememberSession(sessionId);
     const init = { sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers ?? [] };
     unwrap(await connection.session(sessionId).createFork(creatorRef(connection), id, init, snapshot), () => connection.forgetSession(sessionId));
+    connection.madeSession(sessionId);
     return DEFERRED;
   }),
 

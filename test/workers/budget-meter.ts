@@ -25,6 +25,8 @@ export interface Counts {
   otherFetches: string[];
   /** D1 round trips, by the first table the statement names. */
   d1: Map<string, number>;
+  /** Of those, the ones that begin with a read (`select`), by table. */
+  d1Reads: Map<string, number>;
   /** Calls into the tenant object, by method. */
   tenant: Map<string, number>;
   /** `ConnectionObject.deliver` RPCs (one per outbox batch) and the frames they carried. */
@@ -58,7 +60,7 @@ export class BudgetMeter {
   #window = 0;
 
   static #empty(): Counts {
-    return { modelRequests: 0, otherFetches: [], d1: new Map(), tenant: new Map(), deliveries: 0, deliveredFrames: 0, sessionCalls: new Map(), maxBetweenCalls: 0, subrequests: 0, sessionD1: 0, tenantRpcs: 0 };
+    return { modelRequests: 0, otherFetches: [], d1: new Map(), d1Reads: new Map(), tenant: new Map(), deliveries: 0, deliveredFrames: 0, sessionCalls: new Map(), maxBetweenCalls: 0, subrequests: 0, sessionD1: 0, tenantRpcs: 0 };
   }
 
   /** Installs every counter; call before the session objects that are measured start. */
@@ -140,6 +142,7 @@ export class BudgetMeter {
     if (this.#inD1) return call();
     const table = tableOf(sql);
     bump(this.#counts.d1, prefix + table);
+    if (/^\s*select\b/i.test(sql)) bump(this.#counts.d1Reads, table);
     if (!TENANT_TABLES.has(table)) {
       this.#counts.sessionD1++;
       this.#subrequest();
