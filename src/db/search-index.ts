@@ -7,11 +7,12 @@
  * deleted session (or another tenant's) can never come back as a hit.
  */
 import { eq, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { searchEntries, type NewSearchEntry } from "../../schema/search-entries.js";
 import { MAX_SCANNED_ENTRIES, searchPlan, type SearchPlan } from "./search-plan.js";
 import { boundedSnippet, substringSnippet } from "./snippet.js";
-import { readableFilter } from "./session-index.js";
+import { readableFilter, type SessionIndexUpdate } from "./session-index.js";
 import type { Principal } from "../session/access.js";
 
 export const DEFAULT_SEARCH_LIMIT = 5;
@@ -47,13 +48,15 @@ export class SearchIndex {
   }
 
   /** Adds entries in one batch; an entry already indexed for its session (same digest) is skipped. */
-  async add(entries: NewSearchEntry[]): Promise<void> {
+  /** Adds `entries` in one D1 batch, with `alongside` (the session's index row, say) in the same round trip. */
+  async add(entries: NewSearchEntry[], alongside?: SessionIndexUpdate): Promise<void> {
     if (entries.length === 0) return;
-    const inserts = [];
+    const statements: BatchItem<"sqlite">[] = [];
     for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
-      inserts.push(this.#db.insert(searchEntries).values(entries.slice(i, i + ROWS_PER_INSERT)).onConflictDoNothing());
+      statements.push(this.#db.insert(searchEntries).values(entries.slice(i, i + ROWS_PER_INSERT)).onConflictDoNothing());
     }
-    await this.#db.batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
+    if (alongside) statements.push(alongside);
+    await this.#db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   }
 
   /** `session/delete`: the session leaves the index (its FTS rows go with them, by trigger). */

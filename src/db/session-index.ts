@@ -33,6 +33,11 @@ export function readableFilter(tenant: string, p: Principal | undefined): SQL {
   return sql` AND (s.owner = ${user} OR coalesce(s.access_root, s.id) IN (SELECT session_id FROM session_shares WHERE tenant = ${tenant} AND user IN (${user}, ${EVERYONE})))`;
 }
 
+/** What may change in a session's index row. */
+export type SessionPatch = Partial<Omit<NewSessionRow, "id" | "tenant">>;
+/** A statement for another batch (`SearchIndex.add`): the session's row updated. */
+export type SessionIndexUpdate = ReturnType<SessionIndex["updateStatement"]>;
+
 export const PAGE_SIZE = 50;
 export type ArchiveFilter = "exclude" | "include" | "only";
 /** What `session/list` and `GET /v1/sessions` show: sub-agents are listed under their parent instead. */
@@ -61,8 +66,13 @@ export class SessionIndex {
     return rows;
   }
 
-  async update(id: string, patch: Partial<Omit<NewSessionRow, "id" | "tenant">>): Promise<void> {
-    await this.#db.update(sessions).set(patch).where(eq(sessions.id, id));
+  async update(id: string, patch: SessionPatch): Promise<void> {
+    await this.updateStatement(id, patch);
+  }
+
+  /** `update` as a statement not yet run, for a caller that sends it in a D1 batch of its own. */
+  updateStatement(id: string, patch: SessionPatch) {
+    return this.#db.update(sessions).set(patch).where(eq(sessions.id, id));
   }
 
   /** A session's row and every segment of it, in one batch. */

@@ -8,8 +8,10 @@
  * A turn's end only moves `updatedAt`, and that alone is written at most
  * every `TOUCH_EVERY_MS`: an editor prompting every few seconds would
  * otherwise cost a D1 write per prompt. Titles, modes and status go at once.
+ * The search feed's batch, a second after a turn ends, carries what is pending
+ * too (`pendingStatement`), so a kept `updatedAt` mostly costs no round trip of its own.
  */
-import type { SessionIndex } from "../db/session-index.js";
+import type { SessionIndex, SessionIndexUpdate } from "../db/session-index.js";
 import type { SessionStore } from "./session-store.js";
 
 export type IndexPatch = Parameters<SessionIndex["update"]>[1];
@@ -20,7 +22,10 @@ export const TOUCH_EVERY_MS = 5_000;
 export class IndexWriter {
   #held = false;
   #writing: Promise<void> | null = null;
-  /** When D1 last took a write from this writer (0: not yet). */
+  /**
+   * When the last write to D1 began (0: not yet). From its start, not its end: a turn that ends
+   * while its title is on its way would otherwise count as long unwritten and write again at once.
+   */
   #lastWrite = 0;
   #touchTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -79,17 +84,34 @@ export class IndexWriter {
     const patch = this.store.pendingIndexPatch<IndexPatch>();
     const sessionId = this.store.record()?.sessionId;
     if (!patch || !sessionId) return;
+    this.#lastWrite = this.now();
     this.#writing = this.index
       .update(sessionId, patch)
-      .then(() => {
-        this.#lastWrite = this.now();
-        // Clear only what was written; a patch merged in meanwhile stays pending.
-        if (JSON.stringify(this.store.pendingIndexPatch()) === JSON.stringify(patch)) this.store.savePendingIndexPatch(null);
-      })
+      .then(() => this.#written(patch))
       .catch((err) => console.error(`session index write failed for ${sessionId}; kept for retry`, err))
       .finally(() => {
         this.#writing = null;
       });
     await this.#writing;
+  }
+
+  /**
+   * What is pending, as a statement for another D1 batch, or null when nothing is. The
+   * caller calls `written` once its batch succeeded; until then the write stays pending here.
+   */
+  pendingStatement(): { statement: SessionIndexUpdate; written(): void } | null {
+    const patch = this.store.pendingIndexPatch<IndexPatch>();
+    const sessionId = this.store.record()?.sessionId;
+    if (!patch || !sessionId) return null;
+    this.#lastWrite = this.now();
+    return { statement: this.index.updateStatement(sessionId, patch), written: () => this.#written(patch) };
+  }
+
+  #written(patch: IndexPatch): void {
+    // Clear only what was written; a patch merged in meanwhile stays pending.
+    if (JSON.stringify(this.store.pendingIndexPatch()) !== JSON.stringify(patch)) return;
+    this.store.savePendingIndexPatch(null);
+    if (this.#touchTimer !== null) clearTimeout(this.#touchTimer);
+    this.#touchTimer = null;
   }
 }

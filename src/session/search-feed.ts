@@ -2,7 +2,8 @@
  * Feeds the `session_search` index as turns end: the user and agent messages
  * written since the last feed go to D1 in one batch, `FEED_DELAY_MS` after a
  * turn ends (the turns of that second share the batch), never on the path to
- * a first token. The session record keeps a cursor (the last history row
+ * a first token. The batch also carries the session's pending index write
+ * (`IndexWriter.pendingStatement`): one round trip for both. The session record keeps a cursor (the last history row
  * indexed), advanced only once D1 has the rows, so a feed cut off by an
  * eviction or a failed write is picked up by the next feed; a session object
  * that starts with rows past its cursor feeds them (`catchUp`).
@@ -10,6 +11,7 @@
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { NewSearchEntry } from "../../schema/search-entries.js";
 import type { SearchIndex } from "../db/search-index.js";
+import type { IndexWriter } from "./index-writer.js";
 import type { SessionStore } from "./session-store.js";
 
 /** A turn's messages are searchable at most this long after it ends. */
@@ -27,6 +29,7 @@ export class SearchFeed {
   constructor(
     private readonly store: SessionStore,
     private readonly index: SearchIndex,
+    private readonly indexWriter: IndexWriter,
   ) {}
 
   /** A turn ended: its messages are indexed shortly, in the background. Never throws. */
@@ -90,7 +93,9 @@ export class SearchFeed {
             return entry ? [withDigest({ tenant: record.tenant, sessionId: record.sessionId, ...entry, createdAt: now })] : [];
           }),
         );
-        await this.index.add(entries);
+        const pending = entries.length > 0 ? this.indexWriter.pendingStatement() : null;
+        await this.index.add(entries, pending?.statement);
+        pending?.written();
         this.store.updateRecord({ searchCursor: rows[rows.length - 1]!.id });
         if (rows.length < ROWS_PER_BATCH) break;
       }

@@ -107,7 +107,7 @@ export class Session {
     const tunnels = this.tunnels;
     // The proxy-hosted upstreams depend on who is attached, so the list is read when used.
     this.settings = { ...base, get models() { return [...base.models, ...tunnels.models().filter((m) => !base.models.includes(m))]; } };
-    this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB));
+    this.searchFeed = new SearchFeed(this.store, new SearchIndex(env.DB), this.indexWriter);
     this.memory = new MemoryStore(env.DB);
     this.slots = new SessionSlots(env, this.store, host.retryLater);
     this.config = new SettingsController(this.log, () => this.settings.models, (record) => this.indexWriter.update({ mode: record.mode, model: record.model }));

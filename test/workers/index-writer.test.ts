@@ -92,4 +92,38 @@ describe("IndexWriter", () => {
       expect(store.pendingIndexPatch()).toBeNull();
     });
   });
+
+  it("hands what is pending to another D1 batch; once that batch has it, the writer does not write it again", async () => {
+    await inFreshSessionObject(async (store) => {
+      const index = new CountingIndex(env.DB);
+      const writer = new IndexWriter(store, index);
+      expect(writer.pendingStatement()).toBeNull();
+      await writer.touch(); // written by itself: the first one
+      expect(writer.touch()).toBeNull(); // kept: its own write would go TOUCH_EVERY_MS later
+      const pending = writer.pendingStatement()!;
+      expect(pending.statement.toSQL().sql).toMatch(/^update "sessions" set "updated_at" = \?/);
+      // What the search feed does once its batch, with the statement in it, succeeded.
+      pending.written();
+      expect(store.pendingIndexPatch()).toBeNull();
+      await sleep(TOUCH_EVERY_MS + 200);
+      expect(index.writes).toHaveLength(1);
+    });
+  });
+
+  it("keeps pending what was merged in while another batch carried the write", async () => {
+    await inFreshSessionObject(async (store) => {
+      const index = new CountingIndex(env.DB);
+      let clock = 1_000_000;
+      const writer = new IndexWriter(store, index, () => clock);
+      writer.hold();
+      writer.update({ status: "active" });
+      const pending = writer.pendingStatement()!;
+      clock += 10;
+      writer.update({ title: "Named" });
+      pending.written();
+      expect(store.pendingIndexPatch()).toEqual({ status: "active", title: "Named", updatedAt: 1_000_010 });
+      await writer.release();
+      expect(index.writes).toEqual([{ status: "active", title: "Named", updatedAt: 1_000_010 }]);
+    });
+  });
 });

@@ -15,7 +15,7 @@ import { FEED_DELAY_MS } from "../../src/session/search-feed.js";
 import { TOUCH_EVERY_MS } from "../../src/session/index-writer.js";
 import { HEARTBEAT_MS } from "../../src/durable/session-object.js";
 import { mockCalls, mockScript, sleep, TestClient, uniqueKey, type Frame } from "./acp-test-client.js";
-import { BudgetMeter, total, type Counts } from "./budget-meter.js";
+import { BudgetMeter, TENANT_TABLES, total, type Counts } from "./budget-meter.js";
 
 const meter = new BudgetMeter();
 beforeAll(() => meter.install());
@@ -150,7 +150,7 @@ describe("the longest turn, counted against the platform's per-invocation limits
 });
 
 describe("a new session's D1 work", () => {
-  it("reads the project memory in session/new's one D1 batch, and the first prompt reads nothing from D1", async () => {
+  it("reads the project memory in session/new's one D1 batch; the first prompt reads nothing from D1 and writes the index once", async () => {
     // A user's key (alpha/ada), not the tenant's admin: its access to a session is what a prompt checks.
     const client = await TestClient.ready({ token: "tok-alpha-ada" });
     meter.reset();
@@ -167,6 +167,11 @@ describe("a new session's D1 work", () => {
     // Neither the memory (it came with session/new) nor the session's row for an access check:
     // the connection that made the session knows it owns it. (The index is written: the new title.)
     expect(Object.fromEntries(meter.counts.d1Reads)).toEqual({});
+    // Then the index has the title (at the first output), and the turn's end goes with its messages to the
+    // search index, one batch a second after it: no write of its own for the index, then or later.
+    await sleep(TOUCH_EVERY_MS + 1_000);
+    const sessionTables = [...meter.counts.d1].filter(([table]) => !TENANT_TABLES.has(table));
+    expect(Object.fromEntries(sessionTables)).toEqual({ sessions: 1, "batch:search_entries": 1 });
     client.close();
   });
 });
