@@ -47,8 +47,10 @@ export class SearchIndex {
     this.#db = drizzle(d1);
   }
 
-  /** Adds entries in one batch; an entry already indexed for its session (same digest) is skipped. */
-  /** Adds `entries` in one D1 batch, with `alongside` (the session's index row, say) in the same round trip. */
+  /**
+   * Adds entries in one batch; an entry already indexed for its session (same digest) is skipped.
+   * `alongside` (the session's pending index write) goes in the same round trip.
+   */
   async add(entries: NewSearchEntry[], alongside?: SessionIndexUpdate): Promise<void> {
     if (entries.length === 0) return;
     const statements: BatchItem<"sqlite">[] = [];

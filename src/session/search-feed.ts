@@ -3,10 +3,11 @@
  * written since the last feed go to D1 in one batch, `FEED_DELAY_MS` after a
  * turn ends (the turns of that second share the batch), never on the path to
  * a first token. The batch also carries the session's pending index write
- * (`IndexWriter.pendingStatement`): one round trip for both. The session record keeps a cursor (the last history row
- * indexed), advanced only once D1 has the rows, so a feed cut off by an
- * eviction or a failed write is picked up by the next feed; a session object
- * that starts with rows past its cursor feeds them (`catchUp`).
+ * (`IndexWriter.pendingStatement`): one round trip for both. The session
+ * record keeps a cursor (the last history row indexed), advanced only once D1
+ * has the rows, so a feed cut off by an eviction or a failed write is picked
+ * up by the next feed; a session object that starts with rows past its cursor
+ * feeds them (`catchUp`).
  */
 import type { ChatMessage } from "../agent/model-provider.js";
 import type { NewSearchEntry } from "../../schema/search-entries.js";
