@@ -115,6 +115,8 @@ export function useE2eService(token: string): E2eService {
   const clients: Closable[] = [];
   beforeAll(async () => {
     current = await sharedService();
+    // One file's crash of wrangler dev (see scripts/lib/wrangler-fixes.ts) fails that file, not every one after it.
+    await current.server.ensureRunning();
     // Scripts and recorded calls are the mock's, not the file's: start from none.
     current.mock.reset();
   });

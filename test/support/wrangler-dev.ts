@@ -37,6 +37,8 @@ export interface DevServer {
   stop(): Promise<void>;
   /** Stops, then starts again on the same port and persist dir (state is kept). */
   restart(): Promise<void>;
+  /** Starts wrangler again (as `restart`) if it exited on its own; a shared server calls it before each file. */
+  ensureRunning(): Promise<void>;
   /** The end of what the running wrangler printed (its request lines, errors): for a failed test's report. */
   output(): string;
 }
@@ -196,6 +198,8 @@ interface Running {
   output: () => string;
   /** Set by stopGroup: an exit before it is a crash, and says so on stderr. */
   stopping: boolean;
+  /** It exited without being stopped. */
+  crashed: boolean;
 }
 
 function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, port: number, persistDir: string, envFile: string | undefined, inspector: boolean): Running {
@@ -223,11 +227,14 @@ function spawnWrangler(opts: Required<Pick<DevServerOptions, "vars" | "cwd">>, p
   const keep = (data: Buffer) => (tail = (tail + stripVTControlCharacters(data.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS));
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  const running: Running = { child, pgid, exited: Promise.resolve(), output: () => tail, stopping: false };
+  const running: Running = { child, pgid, exited: Promise.resolve(), output: () => tail, stopping: false, crashed: false };
   running.exited = new Promise<void>((done) =>
     child.once("exit", (code, signal) => {
       // A shared server dying mid-run fails every later test with "connection refused"; this says why.
-      if (!running.stopping) process.stderr.write(`wrangler dev on port ${port} exited on its own (${code ?? signal}). Last output:\n${tail}\n`);
+      if (!running.stopping) {
+        running.crashed = true;
+        process.stderr.write(`wrangler dev on port ${port} exited on its own (${code ?? signal}). Last output:\n${tail}\n`);
+      }
       done();
     }),
   );
@@ -323,6 +330,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       current = undefined;
       current = await launch();
       server.pid = current.pgid;
+    },
+    async ensureRunning() {
+      if (!current?.crashed) return;
+      process.stderr.write(`wrangler dev on port ${port} is started again after it exited on its own\n`);
+      await server.restart();
     },
     output: () => current?.output() ?? "",
   };

@@ -24,8 +24,12 @@ export interface SharedRig {
 
 const rigs = new Map<string, Promise<SharedRig>>();
 
-/** The rig for `vars`, started by the first caller. A start that failed is tried again by the next. */
-export function sharedRig(vars: Record<string, string>): Promise<SharedRig> {
+/**
+ * The rig for `vars`, started by the first caller. A start that failed is tried again by the next,
+ * and a `wrangler dev` that exited on its own since the last caller is started again, so one file's
+ * crash of it fails that file, not every one after it.
+ */
+export async function sharedRig(vars: Record<string, string>): Promise<SharedRig> {
   const id = JSON.stringify(Object.entries(vars).sort(([a], [b]) => a.localeCompare(b)));
   let rig = rigs.get(id);
   if (!rig) {
@@ -33,7 +37,9 @@ export function sharedRig(vars: Record<string, string>): Promise<SharedRig> {
     rigs.set(id, rig);
     rig.catch(() => rigs.delete(id));
   }
-  return rig;
+  const started = await rig;
+  await started.server.ensureRunning();
+  return started;
 }
 
 async function startSharedRig(vars: Record<string, string>): Promise<SharedRig> {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, freePort, type DevServer } from "../../support/wrangler-dev.js";
-import { groupAlive } from "../../../scripts/lib/process-group.js";
+import { groupAlive, killGroup } from "../../../scripts/lib/process-group.js";
 
 const WORKER = `
 export default {
@@ -71,6 +71,18 @@ describe("startDevServer", () => {
     expect(dev.pid).not.toBe(before);
     expect(groupAlive(before)).toBe(false);
     expect(await json(`${dev.url}/bump`)).toEqual({ n: 2 });
+  }, 90_000);
+
+  it("Should start wrangler again only after it exited on its own, keeping D1 state", async () => {
+    const running = dev.pid;
+    await dev.ensureRunning();
+    expect(dev.pid).toBe(running);
+    killGroup(running, "SIGKILL"); // as a crash would end it
+    await expect.poll(() => groupAlive(running), { timeout: 10_000 }).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // for node to see the exit
+    await dev.ensureRunning();
+    expect(dev.pid).not.toBe(running);
+    expect(await json(`${dev.url}/bump`)).toEqual({ n: 3 });
   }, 90_000);
 
   it("Should leave no process or port behind after stop", async () => {
