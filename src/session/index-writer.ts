@@ -11,10 +11,8 @@
  * The search feed's batch, a second after a turn ends, carries what is pending
  * too (`pendingStatement`), so a kept `updatedAt` mostly costs no round trip of its own.
  */
-import type { SessionIndex, SessionIndexUpdate } from "../db/session-index.js";
+import type { SessionIndex, SessionIndexUpdate, SessionPatch } from "../db/session-index.js";
 import type { SessionStore } from "./session-store.js";
-
-export type IndexPatch = Parameters<SessionIndex["update"]>[1];
 
 /** `updatedAt` on its own reaches D1 at most this often. */
 export const TOUCH_EVERY_MS = 5_000;
@@ -36,8 +34,8 @@ export class IndexWriter {
   ) {}
 
   /** Merges `patch` (plus `updatedAt`) into the pending write; writes it now unless held. */
-  update(patch: IndexPatch): void {
-    const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
+  update(patch: SessionPatch): void {
+    const pending = this.store.pendingIndexPatch<SessionPatch>() ?? {};
     this.store.savePendingIndexPatch({ ...pending, ...patch, updatedAt: this.now() });
     if (!this.#held) void this.flush();
   }
@@ -49,14 +47,10 @@ export class IndexWriter {
    * resolved promise, so a caller with nothing to wait for does not yield.)
    */
   touch(): Promise<void> | null {
-    const pending = this.store.pendingIndexPatch<IndexPatch>() ?? {};
+    const pending = this.store.pendingIndexPatch<SessionPatch>() ?? {};
     this.store.savePendingIndexPatch({ ...pending, updatedAt: this.now() });
-    if (this.#due()) return this.flush();
-    this.#touchTimer ??= setTimeout(() => {
-      this.#touchTimer = null;
-      // A turn on its way to the model writes it when its first output arrives.
-      if (!this.#held) void this.flush();
-    }, TOUCH_EVERY_MS - (this.now() - this.#lastWrite));
+    if (this.#due()) return this.#flushDue();
+    this.#scheduleTouch();
     return null;
   }
 
@@ -68,12 +62,34 @@ export class IndexWriter {
   /** Lets writes go again and writes what is due; a kept `updatedAt` alone still waits for its time. */
   release(): Promise<void> {
     this.#held = false;
-    return this.#due() ? this.flush() : Promise.resolve();
+    return this.#due() ? this.#flushDue() : Promise.resolve();
+  }
+
+  /**
+   * Writes what is still due once a write on its way has landed: that write may have carried
+   * everything but a newer `updatedAt`, which then waits for its time like any other.
+   */
+  async #flushDue(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (this.#due()) return this.flush();
+    if (this.store.pendingIndexPatch()) this.#scheduleTouch();
+  }
+
+  /** A kept `updatedAt` goes out `TOUCH_EVERY_MS` after the last write, unless a turn holds the writer then. */
+  #scheduleTouch(): void {
+    this.#touchTimer ??= setTimeout(
+      () => {
+        this.#touchTimer = null;
+        // A turn on its way to the model writes it when its first output arrives.
+        if (!this.#held) void this.flush();
+      },
+      Math.max(0, TOUCH_EVERY_MS - (this.now() - this.#lastWrite)),
+    );
   }
 
   /** Something other than `updatedAt` is pending, or the last write is `TOUCH_EVERY_MS` old. */
   #due(): boolean {
-    const pending = this.store.pendingIndexPatch<IndexPatch>();
+    const pending = this.store.pendingIndexPatch<SessionPatch>();
     if (!pending) return false;
     return Object.keys(pending).some((key) => key !== "updatedAt") || this.now() - this.#lastWrite >= TOUCH_EVERY_MS;
   }
@@ -81,7 +97,7 @@ export class IndexWriter {
   /** Writes what is pending; resolves when D1 has it (failures are logged and retried on the next flush). */
   async flush(): Promise<void> {
     while (this.#writing) await this.#writing;
-    const patch = this.store.pendingIndexPatch<IndexPatch>();
+    const patch = this.store.pendingIndexPatch<SessionPatch>();
     const sessionId = this.store.record()?.sessionId;
     if (!patch || !sessionId) return;
     this.#lastWrite = this.now();
@@ -100,16 +116,22 @@ export class IndexWriter {
    * caller calls `written` once its batch succeeded; until then the write stays pending here.
    */
   pendingStatement(): { statement: SessionIndexUpdate; written(): void } | null {
-    const patch = this.store.pendingIndexPatch<IndexPatch>();
+    const patch = this.store.pendingIndexPatch<SessionPatch>();
     const sessionId = this.store.record()?.sessionId;
     if (!patch || !sessionId) return null;
     this.#lastWrite = this.now();
     return { statement: this.index.updateStatement(sessionId, patch), written: () => this.#written(patch) };
   }
 
-  #written(patch: IndexPatch): void {
-    // Clear only what was written; a patch merged in meanwhile stays pending.
-    if (JSON.stringify(this.store.pendingIndexPatch()) !== JSON.stringify(patch)) return;
+  #written(patch: SessionPatch): void {
+    // Clear only what was written; what was merged in meanwhile stays pending.
+    const pending = this.store.pendingIndexPatch<SessionPatch>() ?? {};
+    const written = patch as Record<string, unknown>;
+    const rest = Object.fromEntries(Object.entries(pending).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(written[key])));
+    if (Object.keys(rest).length > 0) {
+      this.store.savePendingIndexPatch(rest);
+      return;
+    }
     this.store.savePendingIndexPatch(null);
     if (this.#touchTimer !== null) clearTimeout(this.#touchTimer);
     this.#touchTimer = null;

@@ -5,15 +5,15 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SessionIndex } from "../../src/db/session-index.js";
-import { IndexWriter, TOUCH_EVERY_MS, type IndexPatch } from "../../src/session/index-writer.js";
+import { SessionIndex, type SessionPatch } from "../../src/db/session-index.js";
+import { IndexWriter, TOUCH_EVERY_MS } from "../../src/session/index-writer.js";
 import type { SessionRecord } from "../../src/session/session-record.js";
 import { SessionStore } from "../../src/session/session-store.js";
 import { sleep } from "./acp-test-client.js";
 
 class CountingIndex extends SessionIndex {
-  writes: IndexPatch[] = [];
-  override async update(_id: string, patch: IndexPatch): Promise<void> {
+  writes: SessionPatch[] = [];
+  override async update(_id: string, patch: SessionPatch): Promise<void> {
     this.writes.push(patch);
   }
 }
@@ -121,9 +121,38 @@ describe("IndexWriter", () => {
       clock += 10;
       writer.update({ title: "Named" });
       pending.written();
-      expect(store.pendingIndexPatch()).toEqual({ status: "active", title: "Named", updatedAt: 1_000_010 });
+      // The status went with the batch; the title and the newer time did not.
+      expect(store.pendingIndexPatch()).toEqual({ title: "Named", updatedAt: 1_000_010 });
       await writer.release();
-      expect(index.writes).toEqual([{ status: "active", title: "Named", updatedAt: 1_000_010 }]);
+      expect(index.writes).toEqual([{ title: "Named", updatedAt: 1_000_010 }]);
+    });
+  });
+
+  it("does not write a title again when the turn ends while its write is on its way; the newer time waits for its turn", async () => {
+    await inFreshSessionObject(async (store) => {
+      let land!: () => void;
+      const landed = new Promise<void>((resolve) => (land = resolve));
+      class SlowIndex extends CountingIndex {
+        override async update(id: string, patch: SessionPatch): Promise<void> {
+          await super.update(id, patch);
+          await landed;
+        }
+      }
+      const index = new SlowIndex(env.DB);
+      let clock = 1_000_000;
+      const writer = new IndexWriter(store, index, () => clock);
+      writer.hold();
+      writer.update({ title: "Named" });
+      void writer.release(); // the turn's first output: the title goes out, and D1 is slow
+      clock += 50;
+      const ended = writer.touch(); // the turn ends before D1 has the title: its answer waits for it
+      expect(ended).not.toBeNull();
+      land();
+      await ended;
+      expect(index.writes).toEqual([{ title: "Named", updatedAt: 1_000_000 }]);
+      // Only the turn's time is left, for the search feed's batch or the interval's end.
+      expect(store.pendingIndexPatch()).toEqual({ updatedAt: 1_000_050 });
+      expect(writer.pendingStatement()).not.toBeNull();
     });
   });
 });
