@@ -126,7 +126,7 @@ export class IndexWriter {
   #written(patch: SessionPatch): void {
     // Clear only what was written; what was merged in meanwhile stays pending.
     const pending = this.store.pendingIndexPatch<SessionPatch>() ?? {};
-    const written = patch as Record<string, unknown>;
+    const written: Record<string, unknown> = patch;
     const rest = Object.fromEntries(Object.entries(pending).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(written[key])));
     if (Object.keys(rest).length > 0) {
       this.store.savePendingIndexPatch(rest);
