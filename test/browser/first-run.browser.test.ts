@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { newSession, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { newSession, openApp, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 
@@ -175,7 +175,7 @@ describe("signing in", () => {
 
   it("says what to paste for a key no WebSocket can carry, never shows it, and keeps the text inside the card", async () => {
     const { page } = await rig.page();
-    await page.goto(rig.url);
+    await openApp(page, rig.url);
     expect(await page.locator("form.card p.small").innerText()).toBe(
       "Use a key made with npm run keys -- create (it starts with he_), or a token from HERMES_EDGE_TOKENS. It is kept in this tab only, or in this browser if you ask.",
     );

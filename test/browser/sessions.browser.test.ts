@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentText, connectSdk, type SdkClient } from "../e2e/sdk-client.js";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, openApp, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 const sdkClients: SdkClient[] = [];
@@ -146,7 +146,7 @@ describe("the prompt box", () => {
 
   it("is usable by keyboard alone: sign in, start a session, send", async () => {
     const { page } = await rig.page();
-    await page.goto(rig.url);
+    await openApp(page, rig.url);
     await page.keyboard.type(rig.key); // the key field has focus on load
     await page.keyboard.press("Tab");
     await page.keyboard.press("Space"); // Remember this browser

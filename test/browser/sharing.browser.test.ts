@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, newSession, send, SHARING_PEOPLE, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, openApp, send, SHARING_PEOPLE, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 const { ada: ADA, bob: BOB } = SHARING_PEOPLE;
 let rig: WebRig;
@@ -77,7 +77,7 @@ describe("a viewer link", () => {
 
     const { page: viewer, context } = await rig.page();
     expect(await context.cookies()).toEqual([]);
-    await viewer.goto(link);
+    await openApp(viewer, link);
     await viewer.locator(".pill-readonly").getByText("Read only", { exact: true }).waitFor();
     expect(await viewer.getByRole("textbox", { name: "Prompt", exact: true }).count()).toBe(0);
     expect(await viewer.getByRole("button", { name: "Share", exact: true }).count()).toBe(0);
@@ -106,7 +106,7 @@ describe("a link that no longer works", () => {
     const revoked = await made();
     await fetch(`${rig.server.url}/v1/sessions/${id}/links/${revoked.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADA}` } });
     const { page: viewer } = await rig.page();
-    await viewer.goto(revoked.url.replace(rig.server.url, rig.url.replace(/\/$/, "")));
+    await openApp(viewer, revoked.url.replace(rig.server.url, rig.url.replace(/\/$/, "")));
     expect(await viewer.getByRole("alert").innerText()).toBe("This link was revoked.");
   });
 });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "./support/screenshots.js";
-import { agentMessages, newSession, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
+import { agentMessages, newSession, openApp, send, signIn, startWebRig, type WebRig } from "./support/web-session.js";
 
 let rig: WebRig;
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 describe("signing in", () => {
   it("shows the service's reason for a wrong key and stays on the form", async () => {
     const { page } = await rig.page();
-    await page.goto(rig.url);
+    await openApp(page, rig.url);
     await screenshot(page, "01-sign-in");
     await page.getByLabel("Service key", { exact: true }).fill("not-the-key");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
@@ -112,7 +112,7 @@ describe("the browser workspace", () => {
 
   it("says why the file list could not be read, and lists the files once the user tries again", async () => {
     const { page, errors } = await rig.page();
-    await page.goto(rig.url);
+    await openApp(page, rig.url);
     // A file named "workspace" where the workspace's folder belongs: the browser refuses to open it as one.
     await page.evaluate(async () => {
       await (await navigator.storage.getDirectory()).getFileHandle("workspace", { create: true });
@@ -365,5 +365,39 @@ describe("bad input", () => {
     await screenshot(page, "08-frame-limit");
     await send(page, "still here?");
     await expect.poll(() => agentMessages(page)).toEqual(["Echo: still here?"]);
+  });
+});
+
+describe("the rig's page load (openApp)", () => {
+  it("loads the page again when wrangler dev lost its app.js, and keeps none of the lost load's console errors", async () => {
+    const { page, errors } = await rig.page();
+    let served = 0;
+    await page.route("**/app.js", (route) => (served++ === 0 ? route.abort("connectionreset") : route.continue()));
+    await openApp(page, rig.url);
+    await page.getByLabel("Service key", { exact: true }).waitFor();
+    expect(served).toBe(2);
+    expect(errors).toEqual([]);
+  });
+
+  it("loads it once more only, then fails naming what was lost", async () => {
+    const { page } = await rig.page();
+    let served = 0;
+    await page.route("**/app.js", (route) => {
+      served++;
+      return route.abort("connectionreset");
+    });
+    await expect(openApp(page, rig.url)).rejects.toThrow(/did not start at .*; lost: http:\/\/127\.0\.0\.1:\d+\/app\.js \(net::ERR_CONNECTION_RESET\)$/);
+    expect(served).toBe(2);
+  });
+
+  it("does not load again, and names nothing lost, when the page loads whole and stays blank", async () => {
+    const { page } = await rig.page();
+    let served = 0;
+    await page.route("**/app.js", (route) => {
+      served++;
+      return route.fulfill({ status: 200, contentType: "text/javascript", body: "" });
+    });
+    await expect(openApp(page, rig.url)).rejects.toThrow(/^the web client did not start at http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(served).toBe(1);
   });
 });

@@ -5,7 +5,7 @@
  * accessible names as a person would.
  * @module
  */
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Request, Response } from "playwright-core";
 import type { MockOpenAI, MockStep } from "../../support/mock-openai.js";
 import type { DevServer } from "../../support/wrangler-dev.js";
 import { sharedRig } from "./shared-rig.js";
@@ -77,6 +77,7 @@ export async function startWebRig(file: RigFile): Promise<WebRig> {
       const errors: string[] = [];
       page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
       page.on("pageerror", (e) => errors.push(String(e)));
+      pageErrors.set(page, errors);
       return { page, context, errors };
     },
     async stop() {
@@ -86,8 +87,59 @@ export async function startWebRig(file: RigFile): Promise<WebRig> {
   };
 }
 
+/** Each rig page's console errors, so `openApp` can drop those of a load it repeats. */
+const pageErrors = new WeakMap<Page, string[]>();
+
+/** How long a page of the web client has to load before its load counts as lost. */
+const APP_LOAD_MS = 15_000;
+/** The app mounts as its module runs, before the page's load event; this much later it never will. */
+const APP_MOUNT_MS = 5_000;
+
+/**
+ * Opens the web client at `url` and waits until it has mounted. Under load, wrangler dev's proxy
+ * now and then fails one request ("Network connection lost" inside its ProxyWorker, the bug
+ * `scripts/lib/wrangler-fixes.ts` keeps from killing wrangler), and a page whose `app.js` was
+ * lost stays blank. Such a load is repeated once, only when a request of it failed or did not
+ * finish, and the console errors it left are dropped; a page that stays blank fails with what failed.
+ */
+export async function openApp(page: Page, url: string): Promise<void> {
+  const errors = pageErrors.get(page);
+  const mark = errors?.length ?? 0;
+  for (let attempt = 1; ; attempt++) {
+    const lost: string[] = [];
+    const onFailed = (request: Request) => lost.push(`${request.url()} (${request.failure()?.errorText ?? "failed"})`);
+    const onResponse = (response: Response) => void (response.status() >= 500 && lost.push(`${response.url()} (HTTP ${response.status()})`));
+    page.on("requestfailed", onFailed);
+    page.on("response", onResponse);
+    let loaded = false;
+    try {
+      await page.goto(url, { timeout: APP_LOAD_MS });
+      loaded = true;
+      const mounted = () => {
+        const first = document.getElementById("app")?.firstElementChild;
+        return first !== undefined && first !== null && first.tagName !== "NOSCRIPT";
+      };
+      // With a request of this load lost, a page that has not mounted by its load event never will.
+      if (lost.length > 0 && !(await page.evaluate(mounted))) throw new Error("the page loaded without its app");
+      await page.waitForFunction(mounted, undefined, { timeout: APP_MOUNT_MS });
+      return;
+    } catch (err) {
+      // A load that never finished has a request still pending: lost too.
+      const hung = !loaded && err instanceof Error && err.name === "TimeoutError";
+      if (attempt > 1 || (lost.length === 0 && !hung)) {
+        throw new Error(`the web client did not start at ${url}${lost.length > 0 ? `; lost: ${lost.join(", ")}` : ""}`, { cause: err });
+      }
+      console.warn(`the web client's page at ${url} did not load (${lost.join(", ") || "a request did not finish"}); loading it again`);
+      errors?.splice(mark);
+    } finally {
+      page.off("requestfailed", onFailed);
+      page.off("response", onResponse);
+    }
+  }
+}
+
 export async function signIn(page: Page, url: string, key: string, remember = false): Promise<void> {
-  await page.goto(url);
+  await openApp(page, url);
   await page.getByLabel("Service key", { exact: true }).fill(key);
   if (remember) await page.getByLabel("Remember this browser").check();
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
