@@ -2,8 +2,8 @@
  * Figure 1b — figure 1 against the platform's floor.
  *
  * Figure 1's first-token overhead and Worker CPU, measured in one run on
- * three Workers side by side, prompts taking turns so that all see the same
- * machine load:
+ * three Workers side by side (four with `--baseline`), prompts taking turns so
+ * that all see the same machine load:
  * - hermes-edge over its direct WebSocket;
  * - `bench/platform-floor/` in the service's shape (connection object →
  *   session object → connection object, two storage commits, one model
