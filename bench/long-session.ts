@@ -2,14 +2,18 @@
  * Figure 8 — a long session at flat cost, and its memory (issue 25).
  *
  * 8a: one session, short turns. CPU per prompt (utime+stime of the Worker's
- * workerd, over a run of prompts) and first-token latency (prompt sent →
- * first agent chunk at the client) at 10 turns of history and again at
- * 2,000; the target is a ratio of at most 1.3.
+ * workerd, over a run of prompts) and first-token overhead (prompt sent →
+ * first agent chunk at the client, less the mock model's own time to its
+ * first token, as in figure 1) at 10 turns of history and again at 2,000; the
+ * target is a ratio of at most 1.3. The whole latency is printed beside it:
+ * at 2,000 turns it also holds the mock reading and parsing a 250 KB request,
+ * which is the model's time, not the service's.
  * 8b: one session given 50 prompts of 200 KB (10 MB of history) under
  * HERMES_CONTEXT_WINDOW=5000000, against a session of one short turn: the
- * growth of the Worker isolate's V8 heap (the platform bounds an isolate at
- * 128 MB), its peak in use sampled every 10 ms (garbage not yet collected
- * included) against the heap retained with an empty session; target < 100 MB.
+ * growth of the Worker isolate's memory (its V8 heap with the array buffers
+ * it holds outside it, `bench/lib/isolate-heap.ts`; the platform bounds an
+ * isolate at 128 MB), its peak in use sampled every 10 ms (garbage not yet
+ * collected included) against what an empty session retains; target < 100 MB.
  * The summed VmRSS of wrangler's workerd processes is printed beside it.
  *
  * Each runs against this checkout and, with BENCH_BASELINE_DIR (say /work/main),
@@ -24,7 +28,7 @@ import { isMain, runFigure, type FigureContext, type SummaryRow } from "./lib/fi
 import { IsolateHeap, samplePeak } from "./lib/isolate-heap.js";
 import { findWorkerPid, startService, TOKEN, type Service } from "./lib/service.js";
 import { fmt, summarize } from "./lib/stats.js";
-import { initialize, newSession, runPrompt } from "./lib/turns.js";
+import { callFor, initialize, newSession, overheadOf, runPrompt } from "./lib/turns.js";
 
 const RATIO_TARGET = 1.3;
 const GROWTH_TARGET_MB = 100;
@@ -45,18 +49,27 @@ function resetMock(service: Service): void {
 
 interface Sample {
   cpuMs: number;
+  /** Median first-token overhead: the latency less the mock's own time to its first token. */
   firstTokenMs: number;
+  /** Median latency, prompt sent → first agent chunk. */
+  latencyMs: number;
 }
 
 async function measureTurns(service: Service, client: WsAcpClient, sessionId: string, n: number, label: string): Promise<Sample> {
-  const firsts: number[] = [];
+  const overheads: number[] = [];
+  const latencies: number[] = [];
   const before = service.workerCpuMs() ?? 0;
   for (let i = 0; i < n; i++) {
-    const run = await runPrompt(client, sessionId, `${label} ${i} [[mock:short]]`);
-    firsts.push((run.firstChunkAt ?? run.reply.at) - run.sentAt);
+    const tag = `${label} ${i}`;
+    const run = await runPrompt(client, sessionId, `${tag} [[mock:short]]`);
+    const call = callFor(service.mock, tag);
+    const o = call && run.firstChunkAt !== undefined ? overheadOf(run.sentAt, run.firstChunkAt, call) : undefined;
+    if (!o || run.firstChunkAt === undefined) throw new Error(`${tag}: no agent_message_chunk, or no model call the mock recorded a first token for`);
+    overheads.push(o.overhead);
+    latencies.push(run.firstChunkAt - run.sentAt);
   }
   const cpuMs = ((service.workerCpuMs() ?? 0) - before) / n;
-  return { cpuMs, firstTokenMs: summarize(firsts).p50 };
+  return { cpuMs, firstTokenMs: summarize(overheads).p50, latencyMs: summarize(latencies).p50 };
 }
 
 async function grow(service: Service, client: WsAcpClient, sessionId: string, turns: number): Promise<void> {
@@ -67,7 +80,7 @@ async function grow(service: Service, client: WsAcpClient, sessionId: string, tu
 }
 
 async function flatCost(ctx: FigureContext, dir: string | undefined, name: string): Promise<SummaryRow[]> {
-  const [small, large, samples] = ctx.quick ? [10, 300, 10] : [10, 2_000, 40];
+  const [small, large, samples] = ctx.quick ? [10, 300, 10] : [10, 2_000, 100];
   if (dir) process.env["BENCH_SERVICE_DIR"] = dir;
   else delete process.env["BENCH_SERVICE_DIR"];
   const service = await startService();
@@ -83,7 +96,10 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
     resetMock(service);
     const atLarge = await measureTurns(service, client, sessionId, samples, "large");
     await client.close();
-    ctx.log(`  ${name}: at ${small} turns ${fmt(at10.cpuMs)} ms CPU/prompt, first token ${fmt(at10.firstTokenMs)} ms; at ${large}: ${fmt(atLarge.cpuMs)} ms, ${fmt(atLarge.firstTokenMs)} ms`);
+    ctx.log(
+      `  ${name}: at ${small} turns ${fmt(at10.cpuMs)} ms CPU/prompt, first-token overhead ${fmt(at10.firstTokenMs)} ms (latency ${fmt(at10.latencyMs)}); ` +
+        `at ${large}: ${fmt(atLarge.cpuMs)} ms, ${fmt(atLarge.firstTokenMs)} ms (latency ${fmt(atLarge.latencyMs)})`,
+    );
     const row = (metric: string, a: number, b: number): SummaryRow => ({
       figure: "8 long session",
       metric: `${name}: ${metric}, ${large} vs ${small} turns`,
@@ -91,7 +107,11 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
       target: `≤ ${RATIO_TARGET}×`,
       status: name === "this checkout" ? (b / a <= RATIO_TARGET ? "met" : "missed") : "info",
     });
-    return [row("CPU per prompt", at10.cpuMs, atLarge.cpuMs), row("first token", at10.firstTokenMs, atLarge.firstTokenMs)];
+    return [
+      row("CPU per prompt", at10.cpuMs, atLarge.cpuMs),
+      row("first-token overhead", at10.firstTokenMs, atLarge.firstTokenMs),
+      { ...row("first-token latency, with the mock's own time", at10.latencyMs, atLarge.latencyMs), target: "—", status: "info" },
+    ];
   } finally {
     await service.stop();
   }

@@ -5,7 +5,8 @@
  * HeapProfiler commands below are sent: no domain is enabled, so the Worker
  * runs as it does without a debugger.
  *
- * The isolate's heap is what the platform's 128 MB limit bounds. The
+ * The isolate's memory (its heap, with the array buffers and external strings
+ * it holds outside it) is what the platform's 128 MB limit bounds. The
  * process's RSS is not: V8 with no limit in sight grows its heap far ahead of
  * collection, and workerd's RSS also holds SQLite and the runtime itself.
  */
@@ -13,7 +14,12 @@ import { execFileSync } from "node:child_process";
 import WebSocket from "ws";
 
 export interface HeapUsage {
-  /** Bytes of heap in use, garbage not yet collected included. */
+  /**
+   * Bytes in use, garbage not yet collected included: the V8 heap, the
+   * embedder's (workerd's C++ objects) and the backing stores of array buffers
+   * and external strings, which live outside the V8 heap but are the isolate's
+   * memory as well (a request body built as bytes is one).
+   */
   usedBytes: number;
   /** Bytes V8 has reserved for the heap. */
   totalBytes: number;
@@ -48,8 +54,8 @@ export class IsolateHeap {
   }
 
   async usage(): Promise<HeapUsage> {
-    const result = (await this.#call("Runtime.getHeapUsage")) as { usedSize: number; totalSize: number };
-    return { usedBytes: result.usedSize, totalBytes: result.totalSize };
+    const result = (await this.#call("Runtime.getHeapUsage")) as { usedSize: number; totalSize: number; embedderHeapUsedSize?: number; backingStorageSize?: number };
+    return { usedBytes: result.usedSize + (result.embedderHeapUsedSize ?? 0) + (result.backingStorageSize ?? 0), totalBytes: result.totalSize };
   }
 
   /** A full collection, then the heap in use: what is really retained. */

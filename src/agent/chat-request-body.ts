@@ -1,34 +1,109 @@
 /**
- * The body of a streamed chat-completions request, as text. It is what
- * `JSON.stringify` of the request object gives, but each message's JSON comes
- * from `messageJson` (worked out once per message and kept with it), and the
- * tools' JSON once per tool list: a turn deep into a long session serializes
- * only its new messages, never the history again, and the history exists once
- * more only as the body itself.
+ * The body of a streamed chat-completions request, as UTF-8 bytes. It is what
+ * `JSON.stringify` of the request object gives, but built from parts kept
+ * between requests: each new message's JSON from `messageJson`, the tools'
+ * JSON once per tool list, and the history's JSON as bytes kept from the
+ * session's last request. A turn deep into a long session serializes only its
+ * new messages, and neither joins nor copies the history again: making one
+ * long string, by joining thousands of small ones or otherwise, costs V8 about
+ * 1 ms per 200 KB on the benchmark machine (BENCHMARKS.md, figure 8), and a
+ * new buffer per request would leave the isolate a history's worth of garbage
+ * each turn.
  */
-import { messageJson } from "./message-json.js";
-import type { ModelRequest, ToolSpec } from "./model-provider.js";
+import { messageJson, takeMessageJson } from "./message-json.js";
+import type { ChatMessage, ModelRequest, ToolSpec } from "./model-provider.js";
 
-const toolsJson = new WeakMap<readonly ToolSpec[], string>();
+const encoder = new TextEncoder();
+const toolsBytes = new WeakMap<readonly ToolSpec[], Uint8Array>();
 
-export function chatRequestBody(request: Omit<ModelRequest, "signal">): string {
-  const parts = ['{"model":', JSON.stringify(request.model), ',"messages":['];
-  request.messages.forEach((message, i) => {
-    if (i > 0) parts.push(",");
-    parts.push(messageJson(message));
-  });
-  parts.push('],"stream":true,"stream_options":{"include_usage":true}');
-  if (request.tools.length > 0) parts.push(',"tools":', jsonOfTools(request.tools));
-  if (request.reasoningEffort) parts.push(',"reasoning_effort":', JSON.stringify(request.reasoningEffort));
-  parts.push("}");
-  return parts.join("");
+/**
+ * A session's request bytes, kept by the second message of its last request:
+ * a session's history comes back as the same objects every turn, behind a
+ * system prompt built anew, so its next request starts with them. `buffer`
+ * holds room for the request's start, then the JSON of `messages` (joined by
+ * commas, `length` bytes from `start`), then room for the request's end. The
+ * entry goes when its history does; it holds the history's JSON instead of
+ * each message's own (`takeMessageJson`).
+ */
+interface SessionBytes {
+  messages: readonly ChatMessage[];
+  buffer: Uint8Array;
+  start: number;
+  length: number;
+}
+const sessionBytes = new WeakMap<ChatMessage, SessionBytes>();
+
+/** How much a buffer grows by when it is full: appending stays a copy of the new bytes only. */
+const GROWTH = 1.5;
+/** Room kept for a request's start (its model and system prompt), at least. */
+const MIN_START_ROOM = 16 * 1024;
+
+/**
+ * The request's bytes. They are lent: the next body built for the same
+ * session writes over the same buffer, so send them at once (`fetch` copies
+ * a body when it is called) or copy them.
+ */
+export function chatRequestBody(request: Omit<ModelRequest, "signal">): Uint8Array {
+  const [first, ...rest] = request.messages;
+  const start = encoder.encode(`{"model":${JSON.stringify(request.model)},"messages":[${first ? messageJson(first) : ""}${rest.length > 0 ? "," : ""}`);
+  const end = [encoder.encode('],"stream":true,"stream_options":{"include_usage":true}')];
+  if (request.tools.length > 0) end.push(encoder.encode(',"tools":'), encodedTools(request.tools));
+  end.push(encoder.encode(`${request.reasoningEffort ? `,"reasoning_effort":${JSON.stringify(request.reasoningEffort)}` : ""}}`));
+  if (rest.length === 0) return concatBytes([start, ...end]);
+  const kept = withHistory(rest, start.length, end.reduce((n, piece) => n + piece.length, 0));
+  const { buffer } = kept;
+  buffer.set(start, kept.start - start.length);
+  let at = kept.start + kept.length;
+  for (const piece of end) {
+    buffer.set(piece, at);
+    at += piece.length;
+  }
+  return buffer.subarray(kept.start - start.length, at);
 }
 
-function jsonOfTools(tools: readonly ToolSpec[]): string {
-  let json = toolsJson.get(tools);
-  if (json === undefined) {
-    json = JSON.stringify(tools);
-    toolsJson.set(tools, json);
+/**
+ * The session's bytes with `messages`' JSON in the middle and room for a
+ * request's start and end around it. When the last request began with the
+ * same messages (the same objects in the same order) only what follows them
+ * is serialized, into the room after them while there is room.
+ */
+function withHistory(messages: readonly ChatMessage[], startRoom: number, endRoom: number): SessionBytes {
+  const kept = sessionBytes.get(messages[0]!);
+  const reusable = kept !== undefined && kept.messages.length <= messages.length && kept.messages.every((m, i) => m === messages[i]);
+  const from = reusable ? kept.messages.length : 0;
+  const added = messages.slice(from).map(takeMessageJson).join(",");
+  const more = encoder.encode(from > 0 && added ? `,${added}` : added);
+  const old = reusable ? kept : { buffer: new Uint8Array(0), start: 0, length: 0 };
+  const length = old.length + more.length;
+  let { buffer, start } = old;
+  if (start < startRoom || buffer.length < start + length + endRoom) {
+    // Too small: a new buffer, with room to grow, and the history's bytes copied once.
+    start = Math.max(MIN_START_ROOM, 2 * startRoom);
+    const grown = new Uint8Array(start + Math.ceil((length + endRoom) * GROWTH));
+    grown.set(old.buffer.subarray(old.start, old.start + old.length), start);
+    buffer = grown;
   }
-  return json;
+  buffer.set(more, start + old.length);
+  const entry = { messages, buffer, start, length };
+  sessionBytes.set(messages[0]!, entry);
+  return entry;
+}
+
+function encodedTools(tools: readonly ToolSpec[]): Uint8Array {
+  let bytes = toolsBytes.get(tools);
+  if (bytes === undefined) {
+    bytes = encoder.encode(JSON.stringify(tools));
+    toolsBytes.set(tools, bytes);
+  }
+  return bytes;
+}
+
+function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }

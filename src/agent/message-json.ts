@@ -25,6 +25,16 @@ export function messageJson(message: ChatMessage): string {
   return json;
 }
 
+/**
+ * `messageJson`, then forgotten here: for a caller that keeps the JSON itself
+ * (a request's joined history, `chat-request-body.ts`), so it is not held twice.
+ */
+export function takeMessageJson(message: ChatMessage): string {
+  const json = jsonOf.get(message) ?? JSON.stringify(message);
+  jsonOf.delete(message);
+  return json;
+}
+
 /** The characters the token estimate counts for a message: its content and tool calls, as JSON. */
 export function messageChars(message: ChatMessage): number {
   let chars = charsOf.get(message);
