@@ -2,8 +2,9 @@
  * Each history message's JSON and its size for the token estimate, worked
  * out once per message object and remembered with it (a WeakMap: they go when
  * the message goes). The history cache hands the same objects to every turn,
- * so a long history is never stringified again, neither to count its tokens
- * nor to build a model request.
+ * so a long history is not stringified again, neither to count its tokens nor
+ * to build a model request (whose bytes then keep the JSON instead:
+ * `takeMessageJson`, `chat-request-body.ts`).
  */
 import type { ChatMessage } from "./model-provider.js";
 
