@@ -20,23 +20,23 @@ const toolsBytes = new WeakMap<readonly ToolSpec[], Uint8Array>();
  * A session's request bytes, kept by the second message of its last request:
  * a session's history comes back as the same objects every turn, behind a
  * system prompt built anew, so its next request starts with them. `buffer`
- * holds room for the request's start, then the JSON of `messages` (joined by
- * commas, `length` bytes from `start`), then room for the request's end. The
+ * holds room for the request's opening, then the JSON of `messages` (joined by
+ * commas, `length` bytes from `historyAt`), then room for its closing. The
  * entry goes when its history does; it holds the history's JSON instead of
  * each message's own (`takeMessageJson`).
  */
 interface SessionBytes {
   messages: readonly ChatMessage[];
   buffer: Uint8Array;
-  start: number;
+  historyAt: number;
   length: number;
 }
 const sessionBytes = new WeakMap<ChatMessage, SessionBytes>();
 
 /** How much a buffer grows by when it is full: appending stays a copy of the new bytes only. */
 const GROWTH = 1.5;
-/** Room kept for a request's start (its model and system prompt), at least. */
-const MIN_START_ROOM = 16 * 1024;
+/** Room kept for a request's opening (its model and system prompt), at least. */
+const MIN_OPENING_ROOM = 16 * 1024;
 
 /**
  * The request's bytes. They are lent: the next body built for the same
@@ -45,46 +45,46 @@ const MIN_START_ROOM = 16 * 1024;
  */
 export function chatRequestBody(request: Omit<ModelRequest, "signal">): Uint8Array {
   const [first, ...rest] = request.messages;
-  const start = encoder.encode(`{"model":${JSON.stringify(request.model)},"messages":[${first ? messageJson(first) : ""}${rest.length > 0 ? "," : ""}`);
-  const end = [encoder.encode('],"stream":true,"stream_options":{"include_usage":true}')];
-  if (request.tools.length > 0) end.push(encoder.encode(',"tools":'), encodedTools(request.tools));
-  end.push(encoder.encode(`${request.reasoningEffort ? `,"reasoning_effort":${JSON.stringify(request.reasoningEffort)}` : ""}}`));
-  if (rest.length === 0) return concatBytes([start, ...end]);
-  const kept = withHistory(rest, start.length, end.reduce((n, piece) => n + piece.length, 0));
+  const opening = encoder.encode(`{"model":${JSON.stringify(request.model)},"messages":[${first ? messageJson(first) : ""}${rest.length > 0 ? "," : ""}`);
+  const closing = [encoder.encode('],"stream":true,"stream_options":{"include_usage":true}')];
+  if (request.tools.length > 0) closing.push(encoder.encode(',"tools":'), encodedTools(request.tools));
+  closing.push(encoder.encode(`${request.reasoningEffort ? `,"reasoning_effort":${JSON.stringify(request.reasoningEffort)}` : ""}}`));
+  if (rest.length === 0) return concatBytes([opening, ...closing]);
+  const kept = withHistory(rest, opening.length, closing.reduce((n, piece) => n + piece.length, 0));
   const { buffer } = kept;
-  buffer.set(start, kept.start - start.length);
-  let at = kept.start + kept.length;
-  for (const piece of end) {
+  buffer.set(opening, kept.historyAt - opening.length);
+  let at = kept.historyAt + kept.length;
+  for (const piece of closing) {
     buffer.set(piece, at);
     at += piece.length;
   }
-  return buffer.subarray(kept.start - start.length, at);
+  return buffer.subarray(kept.historyAt - opening.length, at);
 }
 
 /**
  * The session's bytes with `messages`' JSON in the middle and room for a
- * request's start and end around it. When the last request began with the
+ * request's opening and closing around it. When the last request began with the
  * same messages (the same objects in the same order) only what follows them
  * is serialized, into the room after them while there is room.
  */
-function withHistory(messages: readonly ChatMessage[], startRoom: number, endRoom: number): SessionBytes {
+function withHistory(messages: readonly ChatMessage[], openingRoom: number, closingRoom: number): SessionBytes {
   const kept = sessionBytes.get(messages[0]!);
   const reusable = kept !== undefined && kept.messages.length <= messages.length && kept.messages.every((m, i) => m === messages[i]);
   const from = reusable ? kept.messages.length : 0;
   const added = messages.slice(from).map(takeMessageJson).join(",");
   const more = encoder.encode(from > 0 && added ? `,${added}` : added);
-  const old = reusable ? kept : { buffer: new Uint8Array(0), start: 0, length: 0 };
+  const old = reusable ? kept : { buffer: new Uint8Array(0), historyAt: 0, length: 0 };
   const length = old.length + more.length;
-  let { buffer, start } = old;
-  if (start < startRoom || buffer.length < start + length + endRoom) {
+  let { buffer, historyAt } = old;
+  if (historyAt < openingRoom || buffer.length < historyAt + length + closingRoom) {
     // Too small: a new buffer, with room to grow, and the history's bytes copied once.
-    start = Math.max(MIN_START_ROOM, 2 * startRoom);
-    const grown = new Uint8Array(start + Math.ceil((length + endRoom) * GROWTH));
-    grown.set(old.buffer.subarray(old.start, old.start + old.length), start);
+    historyAt = Math.max(MIN_OPENING_ROOM, 2 * openingRoom);
+    const grown = new Uint8Array(historyAt + Math.ceil((length + closingRoom) * GROWTH));
+    grown.set(old.buffer.subarray(old.historyAt, old.historyAt + old.length), historyAt);
     buffer = grown;
   }
-  buffer.set(more, start + old.length);
-  const entry = { messages, buffer, start, length };
+  buffer.set(more, historyAt + old.length);
+  const entry = { messages, buffer, historyAt, length };
   sessionBytes.set(messages[0]!, entry);
   return entry;
 }
