@@ -33,10 +33,14 @@ interface SessionBytes {
 }
 const sessionBytes = new WeakMap<ChatMessage, SessionBytes>();
 
-/** How much a buffer grows by when it is full: appending stays a copy of the new bytes only. */
-const GROWTH = 1.5;
-/** Room kept for a request's opening (its model and system prompt), at least. */
-const MIN_OPENING_ROOM = 16 * 1024;
+/**
+ * Room a new buffer keeps for the history to grow into, as a share of the
+ * history, and for the opening (model and system prompt), as a multiple of
+ * today's: appending stays a copy of the new bytes only, and a session with a
+ * short history holds little more than its request.
+ */
+const HISTORY_GROWTH = 1.5;
+const OPENING_GROWTH = 2;
 
 /**
  * The request's bytes. They are lent: the next body built for the same
@@ -78,8 +82,8 @@ function withHistory(messages: readonly ChatMessage[], openingRoom: number, clos
   let { buffer, historyAt } = old;
   if (historyAt < openingRoom || buffer.length < historyAt + length + closingRoom) {
     // Too small: a new buffer, with room to grow, and the history's bytes copied once.
-    historyAt = Math.max(MIN_OPENING_ROOM, 2 * openingRoom);
-    const grown = new Uint8Array(historyAt + Math.ceil((length + closingRoom) * GROWTH));
+    historyAt = Math.ceil(openingRoom * OPENING_GROWTH);
+    const grown = new Uint8Array(historyAt + Math.ceil(length * HISTORY_GROWTH) + closingRoom);
     grown.set(old.buffer.subarray(old.historyAt, old.historyAt + old.length), historyAt);
     buffer = grown;
   }
