@@ -74,7 +74,7 @@ export class OpenAIProvider implements ModelProvider {
     const timer = setTimeout(() => timedOut.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
     let response: Response;
     try {
-      // The body is text (see `chatRequestBody`), sent as built.
+      // The body is bytes lent by `chatRequestBody`: `fetch` copies them when called.
       response = await fetch(url, { method: "POST", headers, body: chatRequestBody(request), signal: AbortSignal.any([request.signal, timedOut.signal]) });
     } finally {
       clearTimeout(timer);
