@@ -54,15 +54,11 @@ export function chatRequestBody(request: Omit<ModelRequest, "signal">): Uint8Arr
   if (request.tools.length > 0) closing.push(encoder.encode(',"tools":'), encodedTools(request.tools));
   closing.push(encoder.encode(`${request.reasoningEffort ? `,"reasoning_effort":${JSON.stringify(request.reasoningEffort)}` : ""}}`));
   if (rest.length === 0) return concatBytes([opening, ...closing]);
-  const kept = withHistory(rest, opening.length, closing.reduce((n, piece) => n + piece.length, 0));
+  const kept = withHistory(rest, opening.length, byteLength(closing));
   const { buffer } = kept;
   buffer.set(opening, kept.historyAt - opening.length);
-  let at = kept.historyAt + kept.length;
-  for (const piece of closing) {
-    buffer.set(piece, at);
-    at += piece.length;
-  }
-  return buffer.subarray(kept.historyAt - opening.length, at);
+  const end = writePieces(buffer, closing, kept.historyAt + kept.length);
+  return buffer.subarray(kept.historyAt - opening.length, end);
 }
 
 /**
@@ -103,11 +99,20 @@ function encodedTools(tools: readonly ToolSpec[]): Uint8Array {
 }
 
 function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
-  let at = 0;
+  const out = new Uint8Array(byteLength(pieces));
+  writePieces(out, pieces, 0);
+  return out;
+}
+
+/** Writes `pieces` one after another into `buffer` from `at`; returns where they end. */
+function writePieces(buffer: Uint8Array, pieces: readonly Uint8Array[], at: number): number {
   for (const piece of pieces) {
-    out.set(piece, at);
+    buffer.set(piece, at);
     at += piece.length;
   }
-  return out;
+  return at;
+}
+
+function byteLength(pieces: readonly Uint8Array[]): number {
+  return pieces.reduce((n, piece) => n + piece.length, 0);
 }

@@ -97,10 +97,9 @@ export class IndexWriter {
   /** Writes what is pending; resolves when D1 has it (failures are logged and retried on the next flush). */
   async flush(): Promise<void> {
     while (this.#writing) await this.#writing;
-    const patch = this.store.pendingIndexPatch<SessionPatch>();
-    const sessionId = this.store.record()?.sessionId;
-    if (!patch || !sessionId) return;
-    this.#lastWrite = this.now();
+    const pending = this.#takePending();
+    if (!pending) return;
+    const { sessionId, patch } = pending;
     this.#writing = this.index
       .update(sessionId, patch)
       .then(() => this.#written(patch))
@@ -116,11 +115,19 @@ export class IndexWriter {
    * caller calls `written` once its batch succeeded; until then the write stays pending here.
    */
   pendingStatement(): { statement: SessionIndexUpdate; written(): void } | null {
+    const pending = this.#takePending();
+    if (!pending) return null;
+    const { sessionId, patch } = pending;
+    return { statement: this.index.updateStatement(sessionId, patch), written: () => this.#written(patch) };
+  }
+
+  /** What is pending and for which session, as a write about to begin (null when there is nothing to write). */
+  #takePending(): { sessionId: string; patch: SessionPatch } | null {
     const patch = this.store.pendingIndexPatch<SessionPatch>();
     const sessionId = this.store.record()?.sessionId;
     if (!patch || !sessionId) return null;
     this.#lastWrite = this.now();
-    return { statement: this.index.updateStatement(sessionId, patch), written: () => this.#written(patch) };
+    return { sessionId, patch };
   }
 
   #written(patch: SessionPatch): void {
