@@ -92,8 +92,11 @@ const pageErrors = new WeakMap<Page, string[]>();
 
 /** How long a page of the web client has to load before its load counts as lost. */
 const APP_LOAD_MS = 15_000;
-/** The app mounts as its module runs, before the page's load event; this much later it never will. */
-const APP_MOUNT_MS = 5_000;
+/**
+ * The app mounts as its module runs, before the page's load event; this much later it never will.
+ * As long as the suite's other waits (15 s): a clean-clone run on two busy cores once went past 5 s.
+ */
+const APP_MOUNT_MS = 15_000;
 
 /**
  * Opens the web client at `url` and waits until it has mounted. Under load, wrangler dev's proxy
@@ -127,7 +130,10 @@ export async function openApp(page: Page, url: string): Promise<void> {
       // A load that never finished has a request still pending: lost too.
       const hung = !loaded && err instanceof Error && err.name === "TimeoutError";
       if (attempt > 1 || (lost.length === 0 && !hung)) {
-        throw new Error(`the web client did not start at ${url}${lost.length > 0 ? `; lost: ${lost.join(", ")}` : ""}`, { cause: err });
+        // With nothing lost, the page's own errors (an exception in app.js, say) are all there is to say why.
+        const seen = lost.length === 0 ? (errors?.slice(mark) ?? []) : [];
+        const why = lost.length > 0 ? `; lost: ${lost.join(", ")}` : seen.length > 0 ? `; page errors: ${seen.join(" | ")}` : "";
+        throw new Error(`the web client did not start at ${url}${why}`, { cause: err });
       }
       console.warn(`the web client's page at ${url} did not load (${lost.join(", ") || "a request did not finish"}); loading it again`);
       errors?.splice(mark);
