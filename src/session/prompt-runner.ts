@@ -116,15 +116,15 @@ export class PromptRunner {
       }
       this.#arrivals.leave(conn.connectionId, requestId, { runs: !cancelled, queueStarted: this.#draining !== null });
     }
-    const id = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
+    const row = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
     if (!cancelled) return this.#drain();
-    await this.#finish({ id, connectionId: conn.connectionId, requestId, prompt, state: "queued" }, { stopReason: "cancelled" });
+    await this.#finish(row, { stopReason: "cancelled" });
   }
 
   /** A sub-agent's task: the same lifecycle as a prompt, with overrides; resolves when its turn ends. */
   runTask(prompt: ContentBlock[], overrides: TurnOverrides): Promise<RunOutcome> {
     return new Promise((settle) => {
-      const id = this.#store.enqueuePrompt(null, null, prompt, Date.now());
+      const { id } = this.#store.enqueuePrompt(null, null, prompt, Date.now());
       this.#tasks.set(id, { overrides, settle });
       this.#drain();
     });
@@ -196,9 +196,11 @@ export class PromptRunner {
 
   #recordInterrupted(): void {
     const store = this.#store;
-    this.#steps.end();
     const cut = [...store.promptsIn("running"), ...store.promptsIn("queued")];
-    if (cut.length === 0) return;
+    if (cut.length === 0) {
+      this.#steps.end();
+      return;
+    }
     const texts = cut.map((r) => promptText(r.prompt));
     for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) store.appendHistory(message);
     store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
@@ -208,7 +210,9 @@ export class PromptRunner {
         this.setup.newId(),
       ),
     );
+    // The turn's own row ends it (and counts it); steps left by a row that is not running go too.
     for (const row of cut) void this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
+    this.#steps.end();
   }
 
   #actNow(conn: ConnectionRef, requestId: RequestId, name: "steer" | "queue", text: string): void {
@@ -239,7 +243,7 @@ export class PromptRunner {
         const slotReady = this.#arrivals.claim();
         if (!this.#tasks.has(row.id) && !slotReady && !(await this.#holdTurnSlot(row))) continue;
         // Waiting for the slot let other calls in: a cancel may have answered this prompt meanwhile.
-        if (this.#store.promptState(row.id) === "queued") await this.#run(row);
+        if (this.#store.isQueued(row.id)) await this.#run(row);
       }
     } finally {
       this.setup.keepAlive(false);
@@ -258,7 +262,7 @@ export class PromptRunner {
       await this.setup.slots.holdTurn();
       return true;
     } catch (err) {
-      if (this.#store.promptState(row.id) === "queued") await this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
+      if (this.#store.isQueued(row.id)) await this.#finish(row, { stopReason: null, error: toErrorResponse(err) });
       return false;
     }
   }
@@ -285,17 +289,16 @@ export class PromptRunner {
 
   async #run(row: PromptRow, resume = false): Promise<void> {
     const store = this.#store;
+    const task = this.#tasks.get(row.id);
     if (!resume) {
       store.setPromptState(row.id, "running");
-      this.#steps.begin(row.id, Date.now());
+      // Usage is counted as it is spent (each model call as it ends and each tool call as it starts:
+      // `countModelCall`, `countToolCall`); the turn itself when it ends, however it ends (`#finish`).
+      this.#steps.begin(row.id, Date.now(), task ? { subagents: 1 } : { turns: 1 });
       this.setup.turnBegan?.();
     }
     const controller = new AbortController();
-    const task = this.#tasks.get(row.id);
     this.#current = { row, controller, start: { segment: store.segment(), historyId: store.lastHistoryId(), seq: store.lastSeq() }, task };
-    // Usage is counted as it is spent (the turn now, each model call as it ends and each tool call as it starts:
-    // `countModelCall`, `countToolCall`), so a turn a restart cuts off still counts.
-    if (!resume) this.setup.slots.record(task ? { subagents: 1 } : { turns: 1 });
     let outcome: RunOutcome;
     try {
       outcome = await this.#turn(row, task, controller.signal, resume);
@@ -372,13 +375,15 @@ export class PromptRunner {
     const used = outcome.usage ? outcome.usage.promptTokens + outcome.usage.completionTokens : undefined;
     if (used !== undefined) this.#log.emit(usageUpdate(used, this.#contextWindow()));
     const ended = turnRecord(outcome, extra.interrupted === true);
-    if (this.#steps.running()?.promptId === row.id) this.#steps.end();
+    const counts = this.#steps.running()?.promptId === row.id ? this.#steps.end() : undefined;
     store.setPromptState(row.id, ended.state, ended.stopReason);
-    store.updateRecord({
+    const last = {
       ...ended.record,
       lastTurn: { requestId: row.requestId, connectionId: row.connectionId },
       ...(used !== undefined ? { lastUsage: used } : {}),
-    });
+    };
+    if (counts) this.setup.slots.record(counts, last);
+    else store.updateRecord(last);
     this.#log.emitTurnEnded({
       sessionId: store.record()!.sessionId,
       // As stored (`turnRecord`): a failed turn has no stop reason, only its error, which was the prompt's answer.

@@ -131,6 +131,13 @@ export class SessionStore {
   #record: SessionRecord | null | undefined;
   #closed = false;
   #lastSeq: number | undefined;
+  #lastHistoryId: number | undefined;
+  /**
+   * The queued prompts, oldest first, once read (undefined: not yet). Only this
+   * store changes a prompt's state, so the queue is read from storage once per
+   * instance; the runner asks for it several times a turn.
+   */
+  #queued: PromptRow[] | undefined;
   /** The pending index patch as stored (undefined: not read yet); read several times a turn, written only here. */
   #indexPatch: unknown;
   /** The current segment's messages between turns (a cache: the rows stay the truth). */
@@ -166,6 +173,8 @@ export class SessionStore {
   close(): void {
     this.#closed = true;
     this.#record = null;
+    this.#lastHistoryId = undefined;
+    this.#queued = [];
     this.#history.clear();
   }
 
@@ -234,6 +243,7 @@ export class SessionStore {
       .one().id;
     if (promptId !== undefined) this.#refs.mark(message, promptId);
     this.#history.append(segment, message, json);
+    this.#lastHistoryId = id;
     return id;
   }
 
@@ -295,7 +305,8 @@ export class SessionStore {
   }
 
   lastHistoryId(): number {
-    return this.sql.exec<{ id: number | null }>(`SELECT MAX(id) AS id FROM history`).one().id ?? 0;
+    this.#lastHistoryId ??= this.sql.exec<{ id: number | null }>(`SELECT MAX(id) AS id FROM history`).one().id ?? 0;
+    return this.#lastHistoryId;
   }
 
   // --- update log ------------------------------------------------------------
@@ -379,8 +390,13 @@ export class SessionStore {
 
   // --- prompt queue ------------------------------------------------------------
 
-  /** Stores a prompt as queued: its row (an empty prompt in the v4 column) and its content beside it. */
-  enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): number {
+  /**
+   * Stores a prompt as queued: its row (an empty prompt in the v4 column) and
+   * its content beside it. The row's prompt is read back from what was stored,
+   * as `promptsIn` reads it, so it may be referenced (see `appendPrompt`).
+   */
+  enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): PromptRow {
+    const queued = this.#queuedRows();
     const id = this.sql
       .exec<{ id: number }>(
         `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '[]', 'queued', ?) RETURNING id`,
@@ -389,12 +405,29 @@ export class SessionStore {
         now,
       )
       .one().id;
-    this.sql.exec(`INSERT INTO prompt_content (prompt_id, prompt) VALUES (?, ?)`, id, JSON.stringify(prompt));
-    return id;
+    const json = JSON.stringify(prompt);
+    this.sql.exec(`INSERT INTO prompt_content (prompt_id, prompt) VALUES (?, ?)`, id, json);
+    const row: PromptRow = { id, connectionId, requestId, prompt: this.#refs.parse(id, json), state: "queued" };
+    queued.push(row);
+    return row;
   }
 
   /** Prompts in `state`, oldest first; each prompt is its row's parsed content (see `appendPrompt`). */
   promptsIn(state: PromptState): PromptRow[] {
+    return state === "queued" ? [...this.#queuedRows()] : this.#readPrompts(state);
+  }
+
+  /** Whether prompt row `id` is still queued (a cancel may have ended it while its turn slot was on the way). */
+  isQueued(id: number): boolean {
+    return this.#queuedRows().some((row) => row.id === id);
+  }
+
+  #queuedRows(): PromptRow[] {
+    this.#queued ??= this.#readPrompts("queued");
+    return this.#queued;
+  }
+
+  #readPrompts(state: PromptState): PromptRow[] {
     return this.sql
       .exec<{ id: number; connection_id: string | null; request_id: string; prompt: string; state: PromptState }>(
         `${PROMPT_SELECT} WHERE p.state = ? ORDER BY p.id`,
@@ -418,13 +451,10 @@ export class SessionStore {
       .map((r) => this.#refs.parse(r.id, r.prompt));
   }
 
-  /** A prompt row's state, or undefined when there is no such row. */
-  promptState(id: number): PromptState | undefined {
-    return this.sql.exec<{ state: PromptState }>(`SELECT state FROM prompts WHERE id = ?`, id).toArray()[0]?.state;
-  }
-
-  setPromptState(id: number, state: PromptState, stopReason: string | null = null): void {
+  /** Prompts only ever leave the queue (a new one is `enqueuePrompt`ed). */
+  setPromptState(id: number, state: Exclude<PromptState, "queued">, stopReason: string | null = null): void {
     this.sql.exec(`UPDATE prompts SET state = ?, stop_reason = ? WHERE id = ?`, state, stopReason, id);
+    if (this.#queued) this.#queued = this.#queued.filter((row) => row.id !== id);
   }
 
   // --- attachments -------------------------------------------------------------

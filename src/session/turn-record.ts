@@ -15,7 +15,7 @@ export interface TurnEndInput {
 
 export interface StoredTurnEnd {
   /** The prompt row's state. */
-  state: PromptState;
+  state: Extract<PromptState, "done" | "failed" | "interrupted">;
   /** The prompt row's stop reason: null for a failed turn. */
   stopReason: StopReason | null;
   /** What the session record keeps of its last turn. */

@@ -7,10 +7,18 @@
  * keeps the ids of the requests each tool call sent the editor, so the call
  * run again after a restart asks under the same ids (`step-client.ts`).
  */
+import type { UsageDelta } from "../tenant/usage.js";
 import type { RunningTurn, ToolPhase } from "./resume-decision.js";
 
 interface Stored extends RunningTurn {
   phases: Record<string, ToolPhase>;
+  /**
+   * What the turn adds to usage when it ends, however it ends (a restart's
+   * interruption too): counted then, with the turn's last write of the
+   * session record, rather than in a write of its own before the model
+   * request. Absent in turns stored before: those were counted as they began.
+   */
+  usage?: UsageDelta;
   /** Per tool call: the id of each request it sent the editor, by `method#n` (its n-th of that method). Absent in turns stored before ids were kept. */
   requests?: Record<string, Record<string, string>>;
 }
@@ -36,8 +44,8 @@ export class TurnSteps {
     return this.#turn;
   }
 
-  begin(promptId: number, now: number): void {
-    this.#save({ promptId, startedAt: now, resumes: 0, phases: {} });
+  begin(promptId: number, now: number, usage: UsageDelta): void {
+    this.#save({ promptId, startedAt: now, resumes: 0, phases: {}, usage });
   }
 
   resumed(resumes: number): void {
@@ -70,10 +78,13 @@ export class TurnSteps {
     if (turn && (Object.keys(turn.phases).length > 0 || turn.requests)) this.#save({ ...turn, phases: {}, requests: undefined });
   }
 
-  end(): void {
-    if (this.running() === null) return;
+  /** The turn is over: returns what it adds to usage (nothing when no turn was recorded). */
+  end(): UsageDelta | undefined {
+    const turn = this.#stored();
+    if (turn === null) return undefined;
     this.sql.exec(`DELETE FROM turn_steps WHERE id = 1`);
     this.#turn = null;
+    return turn.usage;
   }
 
   #save(turn: Stored): void {

@@ -177,9 +177,11 @@ export class SessionSlots {
     };
   }
 
-  /** Adds a finished turn's counts to the usage the next call to the tenant brings. */
-  record(delta: UsageDelta): void {
-    this.#keep(delta);
+  /** Adds counts to the usage the next call to the tenant brings, in one write of the record with `alongside`. */
+  record(delta: UsageDelta, alongside: Partial<SessionRecord> = {}): void {
+    const record = this.store.record();
+    if (!record) return;
+    this.#update({ ...alongside, pendingUsage: addUsage({ ...emptyUsage(), ...record.pendingUsage }, delta) });
     if (this.#grant) this.#grant.spent += (delta.inputTokens ?? 0) + (delta.outputTokens ?? 0);
   }
 
@@ -252,12 +254,6 @@ export class SessionSlots {
     if (!record) return;
     const drop = record.usageBatch && !this.#unsent(record) ? { usageBatch: null } : {};
     this.store.updateRecord({ ...drop, ...patch });
-  }
-
-  #keep(delta: UsageDelta): void {
-    const record = this.store.record();
-    if (!record) return;
-    this.#update({ pendingUsage: addUsage({ ...emptyUsage(), ...record.pendingUsage }, delta) });
   }
 }
 

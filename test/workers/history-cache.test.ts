@@ -2,7 +2,8 @@
  * The history a session object holds between turns is a cache over its rows:
  * what it hands out after appends, a new segment (compaction, /reset), a
  * fork's bounded read and a restart (a fresh store over the same storage)
- * is always what the rows say.
+ * is always what the rows say. So are the prompt queue and the last history
+ * row's id, which the store also keeps instead of reading them every turn.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -78,6 +79,51 @@ describe("the history cache of a session object", () => {
       store.close();
       sql.exec(`DELETE FROM history`);
       expect(store.history()).toEqual([]);
+    });
+  });
+
+  it("keeps the prompt queue and the last history id as the rows say, across a restart", async () => {
+    await inFreshObject((sql) => {
+      const store = new SessionStore(sql);
+      store.migrate();
+      store.saveRecord({ sessionId: "s-queue", tenant: "alpha", segment: 0 } as SessionRecord);
+      const queuedInRows = () =>
+        sql.exec<{ id: number }>(`SELECT id FROM prompts WHERE state = 'queued' ORDER BY id`).toArray().map((r) => r.id);
+      const maxHistoryId = () => sql.exec<{ id: number | null }>(`SELECT MAX(id) AS id FROM history`).one().id ?? 0;
+      expect(store.lastHistoryId()).toBe(0);
+
+      const a = store.enqueuePrompt("c1", 1, [{ type: "text", text: "first" }], 1);
+      const b = store.enqueuePrompt("c1", "two", [{ type: "text", text: "second" }], 2);
+      const c = store.enqueuePrompt(null, null, [{ type: "text", text: "third" }], 3);
+      expect(store.promptsIn("queued").map((r) => r.id)).toEqual(queuedInRows());
+      expect(store.promptsIn("queued").map((r) => r.requestId)).toEqual([1, "two", null]);
+
+      // The first runs (its prompt stored as a reference to its row), the third is cancelled meanwhile.
+      store.setPromptState(a.id, "running");
+      store.appendPrompt(a.prompt);
+      store.setPromptState(c.id, "done", "cancelled");
+      expect(store.isQueued(a.id)).toBe(false);
+      expect(store.isQueued(b.id)).toBe(true);
+      expect(store.isQueued(c.id)).toBe(false);
+      expect(store.promptsIn("queued").map((r) => r.id)).toEqual(queuedInRows());
+      expect(store.promptsIn("running").map((r) => r.id)).toEqual([a.id]);
+      expect(sql.exec(`SELECT prompt_id FROM history`).one().prompt_id).toBe(a.id);
+      store.appendHistory({ role: "assistant", content: "answer" });
+      expect(store.lastHistoryId()).toBe(maxHistoryId());
+
+      // A restart: a fresh store reads the same queue, and its prompts run as stored.
+      const fresh = new SessionStore(sql);
+      expect(fresh.promptsIn("queued")).toEqual([{ ...b, prompt: [{ type: "text", text: "second" }] }]);
+      expect(fresh.lastHistoryId()).toBe(maxHistoryId());
+      fresh.setPromptState(b.id, "done", "end_turn");
+      expect(fresh.promptsIn("queued")).toEqual([]);
+      expect(queuedInRows()).toEqual([]);
+
+      // A store being wiped has nothing queued.
+      const d = store.enqueuePrompt("c1", 4, [{ type: "text", text: "fourth" }], 4);
+      store.close();
+      expect(store.promptsIn("queued")).toEqual([]);
+      expect(store.isQueued(d.id)).toBe(false);
     });
   });
 });

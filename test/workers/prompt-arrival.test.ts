@@ -199,7 +199,7 @@ describe("a turn's steps", () => {
   it("keep the ids of each tool call's editor requests across a restart, until the step is done", async () => {
     await inFreshObject(async (_store, sql) => {
       const before = new TurnSteps(sql);
-      before.begin(1, 1_000);
+      before.begin(1, 1_000, { turns: 1 });
       before.phase("call-1", "asking");
       before.asked("call-1", "session/request_permission#0", "hermes:s:7001");
       const after = new TurnSteps(sql); // a restarted object reads them back
@@ -210,6 +210,20 @@ describe("a turn's steps", () => {
       after.stepDone();
       expect(new TurnSteps(sql).requestId("call-1", "session/request_permission#0")).toBeUndefined();
       expect(new TurnSteps(sql).running()).toMatchObject({ promptId: 1, resumes: 1, phases: {} });
+      // The turn counts when it ends, in whichever object ends it, and once.
+      expect(new TurnSteps(sql).end()).toEqual({ turns: 1 });
+      expect(new TurnSteps(sql).end()).toBeUndefined();
+    });
+  });
+
+  it("count nothing at the end of a turn stored before turns were counted at their end (it counted as it began)", async () => {
+    await inFreshObject(async (_store, sql) => {
+      new TurnSteps(sql);
+      sql.exec(`INSERT INTO turn_steps (id, body) VALUES (1, ?)`, JSON.stringify({ promptId: 3, startedAt: 1_000, resumes: 0, phases: {} }));
+      const steps = new TurnSteps(sql);
+      expect(steps.running()).toMatchObject({ promptId: 3 });
+      expect(steps.end()).toBeUndefined();
+      expect(steps.running()).toBeNull();
     });
   });
 });
