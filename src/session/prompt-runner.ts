@@ -105,6 +105,7 @@ export class PromptRunner {
       return;
     }
     let cancelled = false;
+    let startsNow = false;
     if (!this.#draining) {
       ({ cancelled } = await this.#arrivals.wait(conn.connectionId, requestId));
       // Another connection may have closed or deleted the session meanwhile.
@@ -115,9 +116,11 @@ export class PromptRunner {
         throw err;
       }
       this.#arrivals.leave(conn.connectionId, requestId, { runs: !cancelled, queueStarted: this.#draining !== null });
+      // First in an idle queue with its slot in hand: stored as running, its turn starts before anything else can run.
+      startsNow = !cancelled && !this.#draining && this.#arrivals.ready && this.#store.promptsIn("queued").length === 0;
     }
-    const row = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now());
-    if (!cancelled) return this.#drain();
+    const row = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now(), startsNow ? "running" : "queued");
+    if (!cancelled) return this.#drain(startsNow ? row : undefined);
     await this.#finish(row, { stopReason: "cancelled" });
   }
 
@@ -226,18 +229,23 @@ export class PromptRunner {
     this.#log.respond(conn.connectionId, requestId, { result: { stopReason: "end_turn" } });
   }
 
-  #drain(): void {
-    this.#draining ??= this.#work().finally(() => {
+  /** Works through the queue, if it is not already; `first`, stored as running, runs before it. */
+  #drain(first?: PromptRow): void {
+    this.#draining ??= this.#work(first).finally(() => {
       this.#draining = null;
       // A prompt that arrived while the finished queue was giving its slot back.
       if (this.#store.promptsIn("queued").length > 0) this.#drain();
     });
   }
 
-  async #work(): Promise<void> {
+  async #work(first: PromptRow | undefined): Promise<void> {
     this.setup.keepAlive(true);
     try {
       if (this.#resume) await this.#resumeTurn(this.#resume);
+      if (first) {
+        this.#arrivals.claim(); // `enqueue` saw the slot ready, and nothing ran since
+        await this.#run(first);
+      }
       for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
         const slotReady = this.#arrivals.claim();
@@ -291,7 +299,7 @@ export class PromptRunner {
     const store = this.#store;
     const task = this.#tasks.get(row.id);
     if (!resume) {
-      store.setPromptState(row.id, "running");
+      if (row.state === "queued") store.setPromptState(row.id, "running");
       // Usage is counted as it is spent (each model call as it ends and each tool call as it starts:
       // `countModelCall`, `countToolCall`); the turn itself when it ends, however it ends (`#finish`).
       this.#steps.begin(row.id, Date.now(), task ? { subagents: 1 } : { turns: 1 });

@@ -391,24 +391,26 @@ export class SessionStore {
   // --- prompt queue ------------------------------------------------------------
 
   /**
-   * Stores a prompt as queued: its row (an empty prompt in the v4 column) and
-   * its content beside it. The row's prompt is read back from what was stored,
-   * as `promptsIn` reads it, so it may be referenced (see `appendPrompt`).
+   * Stores a prompt, queued or (when its turn starts at once) running: its row
+   * (an empty prompt in the v4 column) and its content beside it. The row's
+   * prompt is read back from what was stored, as `promptsIn` reads it, so it
+   * may be referenced (see `appendPrompt`).
    */
-  enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number): PromptRow {
+  enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number, state: "queued" | "running" = "queued"): PromptRow {
     const queued = this.#queuedRows();
     const id = this.sql
       .exec<{ id: number }>(
-        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '[]', 'queued', ?) RETURNING id`,
+        `INSERT INTO prompts (connection_id, request_id, prompt, state, created_at) VALUES (?, ?, '[]', ?, ?) RETURNING id`,
         connectionId,
         JSON.stringify(requestId),
+        state,
         now,
       )
       .one().id;
     const json = JSON.stringify(prompt);
     this.sql.exec(`INSERT INTO prompt_content (prompt_id, prompt) VALUES (?, ?)`, id, json);
-    const row: PromptRow = { id, connectionId, requestId, prompt: this.#refs.parse(id, json), state: "queued" };
-    queued.push(row);
+    const row: PromptRow = { id, connectionId, requestId, prompt: this.#refs.parse(id, json), state };
+    if (state === "queued") queued.push(row);
     return row;
   }
 

@@ -65,6 +65,11 @@ export class SlotArrivals {
     for (const arrival of this.#waiting.values()) arrival.cancelled = true;
   }
 
+  /** The slot taken here is held and not yet claimed. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
   /** The queue starts: true (once) when it may run its first prompt in the slot taken here. */
   claim(): boolean {
     const ready = this.#ready;

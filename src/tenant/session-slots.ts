@@ -46,6 +46,8 @@ export class SessionSlots {
   #grant: { at: number; keep: boolean; tokensLeft: number | null; spent: number } | null = null;
   /** Gives back a slot kept after the queue drained (see `queueDrained`). */
   #keepTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the queue last drained keeping the slot. */
+  #drainedAt = 0;
   /** The queue wants the turn slot (from `holdTurn` until `releaseTurn`); a renewal's re-take alone does not. */
   #wanted = false;
   /** The usage send in flight (see `sendUsage`). */
@@ -71,8 +73,8 @@ export class SessionSlots {
    * daily token budget. @throws {RequestError} -32003 over a limit.
    */
   async holdTurn(): Promise<void> {
+    // A keep timer still pending finds the slot wanted and lets it be (see `#keepEnds`).
     this.#wanted = true;
-    this.#stopKeeping();
     if (this.#reusable()) return;
     await this.#takeTurn();
   }
@@ -107,23 +109,29 @@ export class SessionSlots {
   queueDrained(): Promise<void> {
     this.#wanted = false;
     if (!this.#turn || !this.#grant?.keep) return this.releaseTurn();
-    this.#stopKeeping();
-    this.#keepTimer = setTimeout(() => {
-      this.#keepTimer = undefined;
-      if (!this.#wanted) void this.releaseTurn();
-    }, KEEP_TURN_SLOT_MS);
+    this.#drainedAt = Date.now();
+    this.#keepTimer ??= setTimeout(() => this.#keepEnds(), KEEP_TURN_SLOT_MS);
     return Promise.resolve();
   }
 
-  #stopKeeping(): void {
-    clearTimeout(this.#keepTimer);
+  /**
+   * The keep timer fired. It is not moved at every prompt and drain (two timer
+   * calls on every prompt's way, in a quick conversation): it looks at the last
+   * drain when it fires and waits the rest of that drain's time if needed.
+   */
+  #keepEnds(): void {
     this.#keepTimer = undefined;
+    if (this.#wanted) return; // a turn runs in the slot; its queue's drain keeps it again
+    const left = this.#drainedAt + KEEP_TURN_SLOT_MS - Date.now();
+    if (left > 0) this.#keepTimer = setTimeout(() => this.#keepEnds(), left);
+    else void this.releaseTurn();
   }
 
   /** The slot goes back now (the session closes, restarts, or keeps it no longer). */
   async releaseTurn(): Promise<void> {
     this.#wanted = false;
-    this.#stopKeeping();
+    clearTimeout(this.#keepTimer);
+    this.#keepTimer = undefined;
     const lease = this.#turn ?? this.store.record()?.tenantLease ?? null;
     this.#turn = null;
     this.#grant = null;

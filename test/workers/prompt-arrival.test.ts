@@ -127,6 +127,33 @@ describe("a prompt waiting for its turn slot", () => {
     });
   });
 
+  it("is stored as running when its turn starts at once (one write of its row), and one that arrives with it as queued", async () => {
+    await inFreshObject(async (_store, sql) => {
+      const writes: string[] = [];
+      const traced = Object.create(sql) as SqlStorage;
+      traced.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+        if (/^(INSERT INTO|UPDATE) prompts /.test(query)) {
+          const state = bindings.find((b) => b === "queued" || b === "running");
+          writes.push(`${query.startsWith("INSERT") ? "insert" : "update"}${state ? ` ${state}` : ""}`);
+        }
+        return sql.exec(query, ...bindings);
+      }) as SqlStorage["exec"];
+      const store = new SessionStore(traced);
+      const { runner, frames, grant } = setUp(store, sql);
+      const first = runner.enqueue(CONN, 21, [{ type: "text", text: "first" }]);
+      const second = runner.enqueue(CONN, 22, [{ type: "text", text: "second" }]);
+      grant();
+      await Promise.all([first, second]);
+      await runner.idle();
+      // The first: its row, then its end. The second: its row, then its start and its end.
+      expect(writes).toEqual(["insert running", "insert queued", "update", "update running", "update"]);
+      // Both ran, in order, and were answered (these ports have no model, so each ends in an error).
+      expect(parsed(frames).filter((f) => f.id === 21 || f.id === 22).map((f) => f.id)).toEqual([21, 22]);
+      expect(store.promptsIn("queued")).toEqual([]);
+      expect(store.promptsIn("running")).toEqual([]);
+    });
+  });
+
   it("is refused, and not stored, when the session was closed or deleted meanwhile", async () => {
     await inFreshObject(async (store, sql) => {
       const { runner, calls, grant } = setUp(store, sql);
