@@ -31,6 +31,7 @@ export const ALL_TOOLS: AnyTool[] = [
 ];
 
 export function toolsFor(client: ClientPort, session: { canDelegate?: boolean } = {}): AnyTool[] {
-  const tools = ALL_TOOLS.filter((tool) => tool.available?.(client.capabilities) ?? true);
+  const capabilities = client.capabilities; // looked up among the attached connections at each read
+  const tools = ALL_TOOLS.filter((tool) => tool.available?.(capabilities) ?? true);
   return session.canDelegate ? [...tools, delegateTaskTool] : tools;
 }
