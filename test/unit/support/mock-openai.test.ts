@@ -225,8 +225,11 @@ describe("scripts and recording", () => {
       // Never ahead of schedule: event i is written no earlier than i × 0.1 ms after the first.
       expect(written[i]! - written[0]!).toBeGreaterThanOrEqual(i * 0.1 - 1e-6);
     }
-    // Paced, not one timer tick per token (which would take ≥ 400 ms).
-    expect(written[400]! - written[0]!).toBeLessThan(300);
+    // Paced, not one timer tick per token: the events that are due go out together, so most follow the one before
+    // within a millisecond, where a tick per token would put a millisecond or more between any two. Counted, not
+    // timed: a loaded machine stretches the whole stream (it once took 315 ms) but still writes it in bursts.
+    const apart = written.slice(1).filter((at, i) => at - written[i]! >= 1).length;
+    expect(apart).toBeLessThan(200);
   });
 });
 
