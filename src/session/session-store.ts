@@ -397,6 +397,7 @@ export class SessionStore {
    * may be referenced (see `appendPrompt`).
    */
   enqueuePrompt(connectionId: string | null, requestId: RequestId, prompt: ContentBlock[], now: number, state: "queued" | "running" = "queued"): PromptRow {
+    // Read before the insert: read after it, the new row would come from storage and be pushed again.
     const queued = this.#queuedRows();
     const id = this.sql
       .exec<{ id: number }>(
