@@ -8,6 +8,9 @@
  * a generator step per read, not per event, since each step of an async
  * generator (and of every generator stacked on it) costs several microtask
  * turns, which is a good share of a delta's cost at 20,000 deltas a second.
+ *
+ * The body is read into one reused buffer where the stream allows it (see
+ * `bodyReads`).
  */
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 
@@ -33,15 +36,15 @@ export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerat
  * event or `[DONE]` ends the stream after the chunks before it are handed over.
  */
 export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatCompletionChunk[]> {
-  const reader = body.getReader();
+  const reads = bodyReads(body);
   const decoder = new TextDecoder();
   let buffer = "";
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const value = await reads.next();
       // workerd hands over an empty read after each HTTP chunk of a streamed body (half of all reads): nothing to do.
-      if (!done && value.byteLength === 0) continue;
-      const piece = done ? decoder.decode() : decoder.decode(value, STREAM);
+      if (value?.byteLength === 0) continue;
+      const piece = value === undefined ? decoder.decode() : decoder.decode(value, STREAM);
       // Normalise line endings, but keep a trailing "\r": its "\n" may be in the next read.
       buffer = piece.includes("\r") || buffer.endsWith("\r") ? (buffer + piece).replace(/\r\n|\r(?!$)/g, "\n") : buffer + piece;
       const batch: ChatCompletionChunk[] = [];
@@ -65,13 +68,57 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
       }
       buffer = from === 0 ? buffer : buffer.slice(from);
       if (batch.length > 0) yield batch;
-      if (stop === "done") return await drainRest(reader);
+      if (stop === "done") return await drainRest(reads);
       if (stop) throw stop;
-      if (done) return;
+      if (value === undefined) return;
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    await reads.cancel().catch(() => undefined);
   }
+}
+
+/** A body's bytes one read at a time; a read's bytes are valid only until the next read. */
+interface BodyReads {
+  /** The next read's bytes (possibly none), or undefined at the body's end. */
+  next(): Promise<Uint8Array | undefined>;
+  cancel(): Promise<void>;
+}
+
+/** How much one read can hand over. A streamed model answer's reads are a few hundred bytes each. */
+const READ_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * Reads a byte stream (a `fetch` body is one) into one buffer, lent to each
+ * read and handed back with its bytes. A default reader allocates a new buffer
+ * for every read, outside the JavaScript heap; at tens of thousands of reads a
+ * second that memory drives the isolate's garbage collection, whose cost grows
+ * with everything else the isolate holds (BENCHMARKS.md, figure 2b, session 18).
+ * A stream that is not a byte stream is read with a default reader.
+ */
+function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = body.getReader({ mode: "byob" });
+  } catch {
+    const plain = body.getReader();
+    return {
+      async next() {
+        const read = await plain.read();
+        return read.done ? undefined : read.value;
+      },
+      cancel: () => plain.cancel(),
+    };
+  }
+  let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+  return {
+    async next() {
+      const read = await reader.read(new Uint8Array(buffer));
+      if (read.done) return undefined;
+      buffer = read.value.buffer;
+      return read.value;
+    },
+    cancel: () => reader.cancel(),
+  };
 }
 
 /**
@@ -80,14 +127,14 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
  * costs a new TCP connection, and for HTTPS a new handshake, per call). A
  * server that keeps streaming or holds the body open is cut off.
  */
-async function drainRest(reader: ReadableStreamDefaultReader<Uint8Array>, limitMs = 50, limitBytes = 64 * 1024): Promise<void> {
+async function drainRest(reads: BodyReads, limitMs = 50, limitBytes = 64 * 1024): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limitMs)));
   try {
     for (let bytes = 0; bytes <= limitBytes; ) {
-      const read = await Promise.race([reader.read(), timeout]);
-      if (read === "timeout" || read.done) return;
-      bytes += read.value.byteLength;
+      const value = await Promise.race([reads.next(), timeout]);
+      if (value === "timeout" || value === undefined) return;
+      bytes += value.byteLength;
     }
   } finally {
     clearTimeout(timer);

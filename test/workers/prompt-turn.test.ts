@@ -33,6 +33,17 @@ describe("streaming a turn", () => {
     client.close();
   });
 
+  it("streams a delta larger than a body read, with multi-byte characters, intact", async () => {
+    // 60,000 bytes of UTF-8 in one event: the body's reads cut it, and some of its characters, into pieces.
+    const long = "é€".repeat(12_000);
+    const key = uniqueKey();
+    await mockScript(key, [{ chunks: ["a", long, "z"] }]);
+    const { client, sessionId } = await session();
+    expect((await client.prompt(sessionId, `long [[mock:${key}]]`).response).result).toEqual({ stopReason: "end_turn" });
+    expect(client.agentText(sessionId)).toBe(`a${long}z`);
+    client.close();
+  });
+
   it("uses a new messageId for the next turn", async () => {
     const { client, sessionId } = await session();
     await client.prompt(sessionId, "one").response;

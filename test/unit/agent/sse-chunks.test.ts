@@ -11,6 +11,32 @@ function body(...parts: string[]): ReadableStream<Uint8Array> {
   });
 }
 
+/** A byte stream, as a `fetch` body is, that records the size of each buffer a reader lends it. */
+function byteBody(...parts: Uint8Array[]): { stream: ReadableStream<Uint8Array>; lent: number[] } {
+  const queue = [...parts];
+  const lent: number[] = [];
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const part = queue.shift();
+      const request = controller.byobRequest;
+      if (!part) {
+        controller.close();
+        request?.respond(0);
+        return;
+      }
+      if (!request?.view) return controller.enqueue(part);
+      const view = new Uint8Array(request.view.buffer, request.view.byteOffset, request.view.byteLength);
+      lent.push(view.byteLength);
+      const n = Math.min(part.byteLength, view.byteLength);
+      view.set(part.subarray(0, n));
+      request.respond(n);
+      if (n < part.byteLength) queue.unshift(part.subarray(n));
+    },
+  });
+  return { stream, lent };
+}
+
 async function collect(stream: ReadableStream<Uint8Array>) {
   const out: unknown[] = [];
   for await (const chunk of sseChunks(stream)) out.push(chunk);
@@ -70,6 +96,17 @@ describe("sseChunks", () => {
 
   it("ends cleanly when the stream closes without [DONE]", async () => {
     expect(await collect(body(`${event(1)}\n\n`))).toHaveLength(1);
+  });
+
+  it("reads a byte stream into one lent buffer, across events larger than it and characters split between reads", async () => {
+    const long = "é".repeat(20_000); // 40,000 bytes of UTF-8: more than one read's buffer
+    const bytes = new TextEncoder().encode(`data: {"choices":[{"index":0,"delta":{"content":"${long}"}}]}\n\n${event(2)}\n\n`);
+    const split = 30; // inside the first "é" of the content: its two bytes arrive in different reads
+    const { stream, lent } = byteBody(bytes.subarray(0, split + 1), bytes.subarray(split + 1));
+    const chunks = (await collect(stream)) as { choices: { delta: { content: string } }[] }[];
+    expect(chunks.map((c) => c.choices[0]!.delta.content)).toEqual([long, "t2"]);
+    expect(lent.length).toBeGreaterThan(3);
+    expect(new Set(lent)).toEqual(new Set([16 * 1024]));
   });
 
   it("throws a StreamedError for an error event", async () => {
