@@ -109,12 +109,12 @@ function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
       cancel: () => plain.cancel(),
     };
   }
-  let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+  let lent = new ArrayBuffer(READ_BUFFER_BYTES);
   return {
     async next() {
-      const read = await reader.read(new Uint8Array(buffer));
+      const read = await reader.read(new Uint8Array(lent));
       if (read.done) return undefined;
-      buffer = read.value.buffer;
+      lent = read.value.buffer;
       return read.value;
     },
     cancel: () => reader.cancel(),
