@@ -444,6 +444,14 @@ describe("runTurn: stop reasons and streamed content", () => {
     expect(h.updates).toEqual([chunk("ab", "id-1"), chunk("cdefghij", "id-1")]);
   });
 
+  it("records the answer's whole text, without its reasoning, when its deltas are merged", async () => {
+    const key = script("coalesce-record", [{ reasoning: "Two plus three.", text: "It is five, plainly.", chunkSize: 3 }]);
+    const h = harness({ coalesceMs: 60_000 });
+    await runTurn(turnInput(key), h.deps, new AbortController().signal);
+    expect(h.recorded).toEqual([{ role: "assistant", content: "It is five, plainly." }]);
+    expect(h.updates.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("")).toBe("It is five, plainly.");
+  });
+
   it("sends the model id and reasoning effort, and no tools when there are none", async () => {
     const key = script("options", [{ text: "ok" }]);
     await runTurn(turnInput(key, [], { reasoningEffort: "high" }), harness().deps, new AbortController().signal);
