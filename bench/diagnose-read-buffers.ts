@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { startMockOpenAI } from "../test/support/mock-openai.js";
 import { startDevServer, type DevServer } from "../test/support/wrangler-dev.js";
 import { REPO_ROOT } from "./lib/machine.js";
+import { READ_STEP } from "./lib/read-floor.js";
 import { cpuMsOf, findWorkerPid } from "./lib/service.js";
 import { fmt, summarize, table } from "./lib/stats.js";
 
@@ -57,16 +58,7 @@ export class Reader extends DurableObject {
       if (done) break;
       if (byob) lent = value.buffer;
       if (value.byteLength === 0) continue;
-      last = Date.now();
-      if (!first) first = last;
-      buffer += decoder.decode(value, { stream: true });
-      let end, from = 0;
-      while ((end = buffer.indexOf("\\n\\n", from)) !== -1) {
-        const event = buffer.slice(from, end);
-        from = end + 2;
-        if (event.startsWith("data: {") && JSON.parse(event.slice(6)).choices?.[0]?.delta?.content) deltas++;
-      }
-      buffer = buffer.slice(from);
+${READ_STEP}
     }
     return Response.json({ deltas, ms: last - first });
   }

@@ -13,6 +13,24 @@ import { startDevServer, type DevServer } from "../../test/support/wrangler-dev.
 import { REPO_ROOT } from "./machine.js";
 import { cpuMsOf, findWorkerPid } from "./service.js";
 
+/**
+ * Worker source for what the floor does with the bytes of one read (`value`): decode them, cut the text into
+ * events and count the content deltas, with the time of the first and last read (bench/diagnose-read-buffers.ts
+ * does the same).
+ */
+export const READ_STEP = `
+      last = Date.now();
+      if (!first) first = last;
+      buffer += decoder.decode(value, { stream: true });
+      let end, from = 0;
+      while ((end = buffer.indexOf("\\n\\n", from)) !== -1) {
+        const event = buffer.slice(from, end);
+        from = end + 2;
+        if (!event.startsWith("data: {")) continue;
+        if (JSON.parse(event.slice(6)).choices?.[0]?.delta?.content) deltas++;
+      }
+      buffer = buffer.slice(from);`;
+
 const WORKER = `
 export default {
   async fetch(request) {
@@ -31,17 +49,7 @@ export default {
       if (done) break;
       reads++;
       if (value.byteLength === 0) continue;
-      last = Date.now();
-      if (!first) first = last;
-      buffer += decoder.decode(value, { stream: true });
-      let end, from = 0;
-      while ((end = buffer.indexOf("\\n\\n", from)) !== -1) {
-        const event = buffer.slice(from, end);
-        from = end + 2;
-        if (!event.startsWith("data: {")) continue;
-        if (JSON.parse(event.slice(6)).choices?.[0]?.delta?.content) deltas++;
-      }
-      buffer = buffer.slice(from);
+${READ_STEP}
     }
     return Response.json({ deltas, reads, ms: last - first });
   },
