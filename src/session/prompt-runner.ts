@@ -200,21 +200,20 @@ export class PromptRunner {
   #recordInterrupted(): void {
     const store = this.#store;
     const cut = [...store.promptsIn("running"), ...store.promptsIn("queued")];
-    if (cut.length === 0) {
-      this.#steps.end();
-      return;
+    if (cut.length > 0) {
+      const texts = cut.map((r) => promptText(r.prompt));
+      for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) store.appendHistory(message);
+      store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
+      this.#log.emit(
+        agentMessageChunk(
+          `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,
+          this.setup.newId(),
+        ),
+      );
+      // The turn's own row ends its steps (and counts it) in `#finish`.
+      for (const row of cut) void this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
     }
-    const texts = cut.map((r) => promptText(r.prompt));
-    for (const message of unansweredToolResults(store.history(), "Not run: the service restarted during this turn.")) store.appendHistory(message);
-    store.updateRecord({ interruptedPrompt: texts.join("\n\n") });
-    this.#log.emit(
-      agentMessageChunk(
-        `\n\n⚠️ The service restarted while this turn was running, so it stopped early. Your prompt was kept:\n\n> ${texts[0]!.slice(0, 500)}\n\nUse /retry to run it again.`,
-        this.setup.newId(),
-      ),
-    );
-    // The turn's own row ends it (and counts it); steps left by a row that is not running go too.
-    for (const row of cut) void this.#finish(row, { stopReason: "cancelled" }, { interrupted: true });
+    // Steps no running row owns (or left when no row was cut) go too.
     this.#steps.end();
   }
 
