@@ -117,7 +117,7 @@ export class PromptRunner {
       }
       this.#arrivals.leave(conn.connectionId, requestId, { runs: !cancelled, queueStarted: this.#draining !== null });
       // First in an idle queue with its slot in hand: stored as running, its turn starts before anything else can run.
-      startsNow = !cancelled && !this.#draining && this.#arrivals.ready && this.#store.promptsIn("queued").length === 0;
+      startsNow = !cancelled && !this.#draining && this.#arrivals.ready && this.#store.nextQueued() === undefined;
     }
     const row = this.#store.enqueuePrompt(conn.connectionId, requestId, prompt, Date.now(), startsNow ? "running" : "queued");
     if (!cancelled) return this.#drain(startsNow ? row : undefined);
@@ -233,7 +233,7 @@ export class PromptRunner {
     this.#draining ??= this.#work(first).finally(() => {
       this.#draining = null;
       // A prompt that arrived while the finished queue was giving its slot back.
-      if (this.#store.promptsIn("queued").length > 0) this.#drain();
+      if (this.#store.nextQueued()) this.#drain();
     });
   }
 
@@ -245,7 +245,7 @@ export class PromptRunner {
         this.#arrivals.claim(); // `enqueue` saw the slot ready, and nothing ran since
         await this.#run(first);
       }
-      for (let row = this.#store.promptsIn("queued")[0]; row; row = this.#store.promptsIn("queued")[0]) {
+      for (let row = this.#store.nextQueued(); row; row = this.#store.nextQueued()) {
         // A sub-agent's task runs in its parent's sub-agent slot; a prompt needs the session's turn slot.
         const slotReady = this.#arrivals.claim();
         if (!this.#tasks.has(row.id) && !slotReady && !(await this.#holdTurnSlot(row))) continue;

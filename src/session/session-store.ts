@@ -420,6 +420,11 @@ export class SessionStore {
     return state === "queued" ? [...this.#queuedRows()] : this.#readPrompts(state);
   }
 
+  /** The oldest queued prompt, or undefined when none is queued. */
+  nextQueued(): PromptRow | undefined {
+    return this.#queuedRows()[0];
+  }
+
   /** Whether prompt row `id` is still queued (a cancel may have ended it while its turn slot was on the way). */
   isQueued(id: number): boolean {
     return this.#queuedRows().some((row) => row.id === id);
