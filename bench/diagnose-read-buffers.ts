@@ -20,15 +20,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockOpenAI } from "../test/support/mock-openai.js";
 import { startDevServer, type DevServer } from "../test/support/wrangler-dev.js";
+import { argValue } from "./lib/args.js";
 import { REPO_ROOT } from "./lib/machine.js";
 import { READ_STEP } from "./lib/read-floor.js";
 import { cpuMsOf, findWorkerPid } from "./lib/service.js";
 import { fmt, summarize, table } from "./lib/stats.js";
 
-const argValue = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const TRIALS = Number(argValue("--trials") ?? 8);
 const OBJECTS = Number(argValue("--objects") ?? 60_000);
 const DELTAS = 20_000;

@@ -9,14 +9,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { WsAcpClient } from "./lib/acp-client.js";
+import { argValue } from "./lib/args.js";
 import { reportSelfTime, workerdInspector, type Profile } from "./lib/cpu-profile.js";
 import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
 import { initialize, newSession, nonce, runPrompt, sleep } from "./lib/turns.js";
 
-const argValue = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const trials = Number(argValue("--trials") ?? 3);
 const deltas = Number(argValue("--deltas") ?? 20_000);
 const out = argValue("--out");

@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { argValue } from "./lib/args.js";
 import { summaryTable, type FigureResult, type SummaryRow } from "./lib/figure.js";
 import { describeMachine, loadText, REPO_ROOT } from "./lib/machine.js";
 import { describeRuntime, inspectorOn } from "./lib/service.js";
@@ -47,11 +48,6 @@ const FIGURES: FigureSpec[] = [
   { id: "8c", file: "bench/stored-bytes.ts", title: "stored bytes of one 200 KB prompt (issue 25 target 3)", limitMs: 10 * 60_000 },
   { id: "9", file: "bench/restart.ts", title: "a wrangler dev restart to the resumed turn's first token", limitMs: 10 * 60_000 },
 ];
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
-}
 
 function runOne(spec: FigureSpec, passArgs: string[], resultFile: string): Promise<number | null> {
   return new Promise((resolve) => {

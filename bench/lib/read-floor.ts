@@ -69,7 +69,8 @@ export class ReadFloor {
   private constructor(
     private readonly server: DevServer,
     private readonly dir: string,
-    private readonly pid: number | undefined,
+    /** The floor's workerd (its CPU, a profile of it); undefined when it was not found. */
+    readonly pid: number | undefined,
   ) {}
 
   static async start(): Promise<ReadFloor> {

@@ -42,7 +42,7 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   try {
     for (;;) {
       const value = await reads.next();
-      // workerd hands over an empty read after each HTTP chunk of a streamed body (half of all reads): nothing to do.
+      // A read may hand over no bytes: nothing to decode.
       if (value?.byteLength === 0) continue;
       const piece = value === undefined ? decoder.decode() : decoder.decode(value, STREAM);
       // Normalise line endings, but keep a trailing "\r": its "\n" may be in the next read.
