@@ -54,6 +54,7 @@ async function record(pid: number, file: string, work: () => Promise<void>): Pro
     const key = `${m[3] === "k" ? "[k] " : ""}${m[2]}\t${m[4]!.trim()}`;
     samples.set(key, (samples.get(key) ?? 0) + Number(m[1]));
   }
+  if (samples.size === 0) throw new Error(`perf recorded nothing for process ${pid} (not allowed to attach? see kernel.perf_event_paranoid)`);
   return samples;
 }
 
@@ -72,8 +73,10 @@ function kindOf(key: string): string {
   return "other";
 }
 
-const perK = (samples: number) => (samples / HZ / (TRIALS * DELTAS)) * 1000 * 1000;
+/** Milliseconds of CPU per 1,000 deltas that `samples` samples stand for. */
+const perK = (samples: number) => ((samples / HZ) * 1000 * 1000) / (TRIALS * DELTAS);
 
+if (spawnSync("perf", ["--version"]).error) throw new Error("this diagnostic needs Linux perf on the PATH (Debian: apt-get install -y linux-perf)");
 const service = await startService();
 const floor = await ReadFloor.start();
 const dir = mkdtempSync(join(tmpdir(), "hermes-stream-native-"));
