@@ -90,8 +90,15 @@ export class ReadFloor {
   /** One streamed answer of the mock at `mockUrl`, scripted under `key`. */
   async read(mockUrl: string, key: string): Promise<FloorRead> {
     const before = this.pid === undefined ? undefined : cpuMsOf(this.pid);
-    const response = await fetch(`${this.server.url}/?target=${encodeURIComponent(mockUrl)}&key=${encodeURIComponent(key)}`);
-    const result = (await response.json()) as Omit<FloorRead, "cpuMs">;
+    let result: Omit<FloorRead, "cpuMs">;
+    try {
+      const response = await fetch(`${this.server.url}/?target=${encodeURIComponent(mockUrl)}&key=${encodeURIComponent(key)}`);
+      result = (await response.json()) as Omit<FloorRead, "cpuMs">;
+    } catch (error) {
+      // Seen once in a slow spell of the machine as a bare "fetch failed": say why, and what the floor's wrangler printed.
+      const cause = error instanceof Error ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ""}` : String(error);
+      throw new Error(`reading floor: no answer for ${key}: ${cause}. The floor's wrangler printed last:\n${this.server.output()}`, { cause: error });
+    }
     const after = this.pid === undefined ? undefined : cpuMsOf(this.pid);
     return { ...result, cpuMs: before === undefined || after === undefined ? Number.NaN : after - before };
   }
