@@ -49,9 +49,12 @@ export class ChunkCoalescer {
   flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#kind !== undefined && this.#buffer) this.send(this.#kind, this.#buffer);
+    const kind = this.#kind;
+    const buffer = this.#buffer;
+    // Emptied before sending: a send that throws must not leave the piece to be sent again by the next flush.
     this.#kind = undefined;
     this.#buffer = "";
     this.#pieces = 0;
+    if (kind !== undefined && buffer) this.send(kind, buffer);
   }
 }

@@ -172,11 +172,14 @@ async function streamOnce(
   const policy = deps.retry ?? DEFAULT_RETRY;
   const messageId = deps.newId();
   const thoughtId = deps.newId();
+  // The answer is kept as the pieces the coalescer sends, not delta by delta: a fast answer's thousands of
+  // small strings would otherwise stay alive until the turn ends, and the collector copies them again and
+  // again (BENCHMARKS.md, figure 2b, session 19). Every delta reaches a piece: the coalescer is flushed below.
   let text = "";
-  const coalescer = new ChunkCoalescer(
-    (kind, piece) => deps.emit(kind === "text" ? agentMessageChunk(piece, messageId) : agentThoughtChunk(piece, thoughtId)),
-    deps.coalesceMs ?? 0,
-  );
+  const coalescer = new ChunkCoalescer((kind, piece) => {
+    if (kind === "text") text += piece;
+    deps.emit(kind === "text" ? agentMessageChunk(piece, messageId) : agentThoughtChunk(piece, thoughtId));
+  }, deps.coalesceMs ?? 0);
   for (let attempt = 1; ; attempt++) {
     let streamedAnything = false;
     try {
@@ -194,7 +197,6 @@ async function streamOnce(
           return { text, result: next.value };
         }
         streamedAnything = true;
-        if (next.value.type === "text") text += next.value.text;
         coalescer.push(next.value.type, next.value.text);
       }
     } catch (err) {

@@ -111,6 +111,26 @@ describe("ChunkCoalescer", () => {
     vi.advanceTimersByTime(100);
     expect(sent).toHaveLength(2);
   });
+
+  it("does not send a piece again after its send threw", () => {
+    let fail = true;
+    const c = new ChunkCoalescer((kind, text) => {
+      if (fail && text === "bc") throw new Error("storage failed");
+      record(kind, text);
+    }, 50);
+    c.push("text", "a");
+    c.push("text", "b");
+    c.push("text", "c");
+    expect(() => c.flush()).toThrow("storage failed");
+    fail = false;
+    c.flush();
+    c.push("text", "d");
+    c.flush();
+    expect(sent).toEqual([
+      ["text", "a"],
+      ["text", "d"],
+    ]);
+  });
 });
 
 describe("ChunkCoalescer under a backlog", () => {
