@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeService } from "./fake-service.js";
-import { CLI, isolatedEnv } from "./proxy-process.js";
+import { CLI, isolatedEnv, UNREACHABLE_URL } from "./proxy-process.js";
 
 let service: FakeService;
 
@@ -34,9 +34,8 @@ describe("--check", () => {
     expect(r.stdout).toMatch(/^OK$/m);
   });
 
-  it("says unreachable and exits 1 when the service is stopped", async () => {
-    await service.stop();
-    const r = await run(["--check", "--url", service.url], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
+  it("says unreachable and exits 1 when no service answers at the URL", async () => {
+    const r = await run(["--check", "--url", UNREACHABLE_URL], isolatedEnv({ HERMES_EDGE_TOKEN: "good-token" }));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAILED \(unreachable\): cannot reach .*connection refused/);
     // README starts the local service with `npm start`; the hint says the same.

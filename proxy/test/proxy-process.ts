@@ -20,6 +20,13 @@ export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
  */
 export const WAIT_MS = 20_000;
 
+/**
+ * A service URL nothing answers on. Not a stopped server's own URL: the kernel may hand its port to another
+ * test's server at once (a `--check` then met that server's 401 instead of a refused connection). No test
+ * listens on port 1.
+ */
+export const UNREACHABLE_URL = "ws://127.0.0.1:1/acp";
+
 export type Message = Record<string, unknown> & { id?: string | number | null; method?: string; params?: Record<string, unknown> };
 
 export function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeService } from "./fake-service.js";
-import { CLI, isolatedEnv } from "./proxy-process.js";
+import { CLI, isolatedEnv, UNREACHABLE_URL } from "./proxy-process.js";
 
 let service: FakeService;
 
@@ -64,9 +64,8 @@ good-token
   });
 
   it("saves an unverified setting only when asked, and still exits 1", async () => {
-    await service.stop();
     const env = isolatedEnv();
-    const r = await setup(`${service.url}\ntok\ny\n`, env);
+    const r = await setup(`${UNREACHABLE_URL}\ntok\ny\n`, env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Saved to .*unverified/);
     expect(existsSync(join(env["XDG_CONFIG_HOME"] ?? "", "hermes-edge", "config.json"))).toBe(true);
