@@ -115,11 +115,7 @@ export async function measureStreamingCapacity(ctx: FigureContext): Promise<Summ
   ctx.defer(() => floor.stop());
   const floorReads: FloorRead[] = [];
   const floorTrial = async (i: number, n: number): Promise<FloorRead> => {
-    const mock = targets[targets.length - 1]!.service.mock;
-    mock.setScript(`floor-${i}`, [{ tokens: n }]);
-    const read = await floor.read(mock.url, `floor-${i}`);
-    mock.reset();
-    if (read.deltas !== n) throw new Error(`reading floor, trial ${i}: ${read.deltas} deltas of ${n}`);
+    const read = await floor.readAnswer(targets[targets.length - 1]!.service.mock, `floor-${i}`, n);
     ctx.log(`  reading floor: trial ${i}: ${fmt(n / (read.ms / 1000), 0)} deltas/s (${read.reads} reads); ${fmt((read.cpuMs / n) * 1000)} ms Worker CPU per 1,000 deltas`);
     await sleep(200);
     return read;

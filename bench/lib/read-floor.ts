@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { MockOpenAI } from "../../test/support/mock-openai.js";
 import { startDevServer, type DevServer } from "../../test/support/wrangler-dev.js";
 import { REPO_ROOT } from "./machine.js";
 import { cpuMsOf, findWorkerPid } from "./service.js";
@@ -85,6 +86,15 @@ export class ReadFloor {
       rmSync(dir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /** A streamed answer of `deltas` deltas, scripted on `mock` under `key` for this read only; all of them read, or it throws. */
+  async readAnswer(mock: MockOpenAI, key: string, deltas: number): Promise<FloorRead> {
+    mock.setScript(key, [{ tokens: deltas }]);
+    const read = await this.read(mock.url, key);
+    mock.reset();
+    if (read.deltas !== deltas) throw new Error(`reading floor, ${key}: ${read.deltas} deltas of ${deltas}`);
+    return read;
   }
 
   /** One streamed answer of the mock at `mockUrl`, scripted under `key`. */
