@@ -26,11 +26,6 @@ type Parsed = ChatCompletionChunk & { error?: { message?: string } };
 
 const STREAM = { stream: true } as const;
 
-/** Every chunk, one at a time (as `sseBatches` reads them). */
-export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatCompletionChunk> {
-  for await (const batch of sseBatches(body)) yield* batch;
-}
-
 /**
  * The chunks of each body read, in order, as one non-empty array. An error
  * event or `[DONE]` ends the stream after the chunks before it are handed over.

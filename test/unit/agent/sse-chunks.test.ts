@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseBatches, sseChunks, StreamedError } from "../../../src/agent/sse-chunks.js";
+import { sseBatches, StreamedError } from "../../../src/agent/sse-chunks.js";
 
 function body(...parts: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -37,15 +37,16 @@ function byteBody(...parts: Uint8Array[]): { stream: ReadableStream<Uint8Array>;
   return { stream, lent };
 }
 
+/** Every chunk, in order, whatever batches they came in. */
 async function collect(stream: ReadableStream<Uint8Array>) {
   const out: unknown[] = [];
-  for await (const chunk of sseChunks(stream)) out.push(chunk);
+  for await (const batch of sseBatches(stream)) out.push(...batch);
   return out;
 }
 
 const event = (n: number) => `data: {"id":"c","choices":[{"index":0,"delta":{"content":"t${n}"}}]}`;
 
-describe("sseChunks", () => {
+describe("sseBatches: the chunks", () => {
   it("parses events split anywhere across reads and stops at [DONE]", async () => {
     const text = `${event(1)}\n\n${event(2)}\n\ndata: [DONE]\n\n${event(3)}\n\n`;
     const parts = [text.slice(0, 7), text.slice(7, 70), text.slice(70, 71), text.slice(71)];
