@@ -33,10 +33,13 @@ const STREAM = { stream: true } as const;
 export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatCompletionChunk[]> {
   const reads = bodyReads(body);
   const decoder = new TextDecoder();
+  let lent: ArrayBufferLike = new ArrayBuffer(READ_BUFFER_BYTES);
   let buffer = "";
   try {
     for (;;) {
-      const value = await reads.next();
+      const read = await reads.read(lent);
+      const value = read.done ? undefined : read.value;
+      if (value) lent = value.buffer;
       // A read may hand over no bytes: nothing to decode.
       if (value?.byteLength === 0) continue;
       const piece = value === undefined ? decoder.decode() : decoder.decode(value, STREAM);
@@ -63,7 +66,7 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
       }
       buffer = from === 0 ? buffer : buffer.slice(from);
       if (batch.length > 0) yield batch;
-      if (stop === "done") return await drainRest(reads);
+      if (stop === "done") return await drainRest(reads, lent);
       if (stop) throw stop;
       if (value === undefined) return;
     }
@@ -72,10 +75,10 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
-/** A body's bytes one read at a time; a read's bytes are valid only until the next read. */
+/** A body's reads; a read's bytes are valid only until the next read. */
 interface BodyReads {
-  /** The next read's bytes (possibly none), or undefined at the body's end. */
-  next(): Promise<Uint8Array | undefined>;
+  /** The next read: into `lent` where the stream takes a lent buffer, which the read's value hands back. */
+  read(lent: ArrayBufferLike): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(): Promise<void>;
 }
 
@@ -83,37 +86,27 @@ interface BodyReads {
 const READ_BUFFER_BYTES = 16 * 1024;
 
 /**
- * Reads a byte stream (a `fetch` body is one) into one buffer, lent to each
- * read and handed back with its bytes. A default reader allocates a new buffer
- * for every read, outside the JavaScript heap; at tens of thousands of reads a
- * second that memory drives the isolate's garbage collection, whose cost grows
- * with everything else the isolate holds (BENCHMARKS.md, figure 2b, session 18).
- * A stream that is not a byte stream is read with a default reader.
+ * Reads a byte stream (a `fetch` body is one) into a buffer the caller lends
+ * to each read and takes back from its value. A default reader allocates a new
+ * buffer for every read, outside the JavaScript heap; at tens of thousands of
+ * reads a second that memory drives the isolate's garbage collection, whose
+ * cost grows with everything else the isolate holds (BENCHMARKS.md, figure 2b,
+ * session 18). A stream that is not a byte stream is read with a default reader.
+ *
+ * `read` is the reader's own call, not wrapped in an async function: a
+ * wrapper's promise and await on each of 40,000 reads an answer cost 0.5–1 ms
+ * of CPU per 1,000 deltas, more in the machine's slow spells (figure 2b,
+ * session 20).
  */
 function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
-  let reader: ReadableStreamBYOBReader;
+  let byob: ReadableStreamBYOBReader;
   try {
-    reader = body.getReader({ mode: "byob" });
+    byob = body.getReader({ mode: "byob" });
   } catch {
     const plain = body.getReader();
-    return {
-      async next() {
-        const read = await plain.read();
-        return read.done ? undefined : read.value;
-      },
-      cancel: () => plain.cancel(),
-    };
+    return { read: () => plain.read(), cancel: () => plain.cancel() };
   }
-  let lent = new ArrayBuffer(READ_BUFFER_BYTES);
-  return {
-    async next() {
-      const read = await reader.read(new Uint8Array(lent));
-      if (read.done) return undefined;
-      lent = read.value.buffer;
-      return read.value;
-    },
-    cancel: () => reader.cancel(),
-  };
+  return { read: (lent) => byob.read(new Uint8Array(lent)), cancel: () => byob.cancel() };
 }
 
 /**
@@ -122,14 +115,15 @@ function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
  * costs a new TCP connection, and for HTTPS a new handshake, per call). A
  * server that keeps streaming or holds the body open is cut off.
  */
-async function drainRest(reads: BodyReads, limitMs = 50, limitBytes = 64 * 1024): Promise<void> {
+async function drainRest(reads: BodyReads, lent: ArrayBufferLike, limitMs = 50, limitBytes = 64 * 1024): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limitMs)));
   try {
     for (let bytes = 0; bytes <= limitBytes; ) {
-      const value = await Promise.race([reads.next(), timeout]);
-      if (value === "timeout" || value === undefined) return;
-      bytes += value.byteLength;
+      const result: ReadableStreamReadResult<Uint8Array> | "timeout" = await Promise.race([reads.read(lent), timeout]);
+      if (result === "timeout" || result.done) return;
+      lent = result.value.buffer;
+      bytes += result.value.byteLength;
     }
   } finally {
     clearTimeout(timer);
