@@ -94,9 +94,8 @@ const READ_BUFFER_BYTES = 16 * 1024;
  * session 18). A stream that is not a byte stream is read with a default reader.
  *
  * `read` is the reader's own call, not wrapped in an async function: a
- * wrapper's promise and await on each of 40,000 reads an answer cost 0.5–1 ms
- * of CPU per 1,000 deltas, more in the machine's slow spells (figure 2b,
- * session 20).
+ * wrapper's promise and await on each of an answer's 40,000 reads cost about
+ * 3 ms of CPU per 1,000 deltas (BENCHMARKS.md, figure 2b, session 20).
  */
 function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
   let byob: ReadableStreamBYOBReader;
