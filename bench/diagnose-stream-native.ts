@@ -15,12 +15,13 @@
  *
  *   npx tsx bench/diagnose-stream-native.ts [--trials 4]
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WsAcpClient } from "./lib/acp-client.js";
 import { argValue } from "./lib/args.js";
+import { assertPerf, kindOf, recordPerf } from "./lib/perf.js";
 import { ReadFloor } from "./lib/read-floor.js";
 import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
 import { fmt, table } from "./lib/stats.js";
@@ -35,14 +36,7 @@ type Samples = Map<string, number>;
 
 /** Records `pid` with perf while `work` runs; the samples by symbol ("[k] name" for the kernel's). */
 async function record(pid: number, file: string, work: () => Promise<void>): Promise<Samples> {
-  const perf = spawn("perf", ["record", "-F", String(HZ), "-p", String(pid), "-o", file], { stdio: "ignore" });
-  await sleep(500); // perf attaches before the first answer
-  try {
-    await work();
-  } finally {
-    perf.kill("SIGINT");
-    await new Promise((resolve) => perf.on("exit", resolve));
-  }
+  await recordPerf(pid, file, ["-F", String(HZ)], work);
   const report = spawnSync("perf", ["report", "-i", file, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none", "-n"], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
@@ -58,25 +52,16 @@ async function record(pid: number, file: string, work: () => Promise<void>): Pro
   return samples;
 }
 
-/** The kind of code a sampled symbol belongs to. */
-function kindOf(key: string): string {
+/** The kind of code of a symbol key as `record` makes them. */
+function kindOfKey(key: string): string {
   const [dso = "", sym = ""] = key.split("\t");
-  if (dso.startsWith("[k] ")) return "kernel (system calls: commits' file writes, sockets)";
-  if (dso.includes("JIT") || sym.startsWith("Builtins_") || sym.startsWith("0x")) return "JavaScript (compiled code and V8 builtins)";
-  if (/^(sqlite3|wal|pager|btree)/i.test(sym)) return "SQLite";
-  if (/tcmalloc|TCMalloc/.test(sym)) return "malloc";
-  if (/Scavenger|MarkCompact|Marking|Sweeper|cppgc|^v8::internal::Heap|GlobalHandles|IsUnmodifiedApiObject|HeapTracer/.test(sym)) return "garbage collection and handles";
-  if (sym.startsWith("v8::") || sym.startsWith("unibrow")) return "V8 runtime";
-  if (sym.startsWith("kj::") || sym.startsWith("capnp::")) return "kj / capnp (event loop, RPC)";
-  if (sym.startsWith("workerd::")) return "workerd (streams, I/O context, wrappers)";
-  if (dso.startsWith("libc")) return "libc";
-  return "other";
+  return kindOf(dso.replace(/^\[k\] /, ""), sym, dso.startsWith("[k] "));
 }
 
 /** Milliseconds of CPU per 1,000 deltas that `samples` samples stand for. */
 const perK = (samples: number) => ((samples / HZ) * 1000 * 1000) / (TRIALS * DELTAS);
 
-if (spawnSync("perf", ["--version"]).error) throw new Error("this diagnostic needs Linux perf on the PATH (Debian: apt-get install -y linux-perf)");
+assertPerf();
 const service = await startService();
 const floor = await ReadFloor.start();
 const dir = mkdtempSync(join(tmpdir(), "hermes-stream-native-"));
@@ -111,7 +96,7 @@ try {
 
   const byKind = (samples: Samples) => {
     const kinds = new Map<string, number>();
-    for (const [key, n] of samples) kinds.set(kindOf(key), (kinds.get(kindOf(key)) ?? 0) + n);
+    for (const [key, n] of samples) kinds.set(kindOfKey(key), (kinds.get(kindOfKey(key)) ?? 0) + n);
     return kinds;
   };
   const a = byKind(ours);
