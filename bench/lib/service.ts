@@ -4,7 +4,7 @@
  * `wrangler dev` on 127.0.0.1 pointed at it.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { startMockOpenAI, type MockOpenAI } from "../../test/support/mock-openai.js";
 import { startDevServer, type DevServer } from "../../test/support/wrangler-dev.js";
 
@@ -105,6 +105,22 @@ export function findWorkerPid(server: DevServer): number | undefined {
   try {
     const pids = execFileSync("pgrep", ["-g", String(server.pid), "workerd"], { encoding: "utf8" }).trim().split("\n").map(Number);
     return pids.find((pid) => !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`entry=127.0.0.1:${server.port}`));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The time a process's threads have been on a CPU, in ms to the nanosecond
+ * (the schedstat of each `/proc/<pid>/task/<tid>`), for spans too short for
+ * `cpuMsOf`'s 10 ms ticks. Only threads alive now count: read differences over
+ * spans in which none ends (workerd keeps its threads).
+ */
+export function threadCpuMsOf(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
   } catch {
     return undefined;
   }
