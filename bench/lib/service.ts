@@ -117,13 +117,21 @@ export function findWorkerPid(server: DevServer): number | undefined {
  * spans in which none ends (workerd keeps its threads).
  */
 export function threadCpuMsOf(pid: number): number | undefined {
+  let tasks: string[];
   try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    return ns / 1e6;
+    tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return undefined;
   }
+  let ns = 0;
+  for (const task of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** utime + stime of a process from /proc, in ms (assumes the usual 100 clock ticks per second). */
