@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WsAcpClient } from "./lib/acp-client.js";
 import { argValue } from "./lib/args.js";
-import { assertPerf, GARBAGE_COLLECTION, recordPerf } from "./lib/perf.js";
+import { assertPerf, GARBAGE_COLLECTION, recordPerf, SQLITE } from "./lib/perf.js";
 import { findWorkerPid, startService, TOKEN } from "./lib/service.js";
 import { fmt, summarize, table } from "./lib/stats.js";
 import { callFor, initialize, isAgentChunk, newSession, nonce, runPrompt, sleep } from "./lib/turns.js";
@@ -50,7 +50,7 @@ interface Stall {
 
 function kindOfStack(frames: { sym: string; kernel: boolean }[]): Kind {
   if (frames.some((f) => GARBAGE_COLLECTION.test(f.sym))) return frames.some((f) => /Scavenge/.test(f.sym)) ? "minor collection" : "major collection";
-  if (frames.some((f) => /sqlite3|^wal|^pager|btree/i.test(f.sym))) return "SQLite";
+  if (frames.some((f) => SQLITE.test(f.sym))) return "SQLite";
   return frames[0]?.kernel ? "kernel" : "JavaScript and the runtime";
 }
 

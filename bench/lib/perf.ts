@@ -26,11 +26,14 @@ export async function recordPerf(pid: number, file: string, options: readonly st
 /** V8's and cppgc's collectors, and the handles they walk. */
 export const GARBAGE_COLLECTION = /Scavenger|MarkCompact|Marking|Sweeper|cppgc|^v8::internal::Heap|GlobalHandles|IsUnmodifiedApiObject|HeapTracer/;
 
+/** SQLite's own functions (in workerd, statically linked). */
+export const SQLITE = /^(sqlite3|wal|pager|btree)/i;
+
 /** The kind of code a sampled symbol of library `dso` belongs to (`kernel` true for the kernel's). */
 export function kindOf(dso: string, sym: string, kernel: boolean): string {
   if (kernel) return "kernel (system calls: commits' file writes, sockets)";
   if (dso.includes("JIT") || sym.startsWith("Builtins_") || sym.startsWith("0x")) return "JavaScript (compiled code and V8 builtins)";
-  if (/^(sqlite3|wal|pager|btree)/i.test(sym)) return "SQLite";
+  if (SQLITE.test(sym)) return "SQLite";
   if (/tcmalloc|TCMalloc/.test(sym)) return "malloc";
   if (GARBAGE_COLLECTION.test(sym)) return "garbage collection and handles";
   if (sym.startsWith("v8::") || sym.startsWith("unibrow")) return "V8 runtime";
