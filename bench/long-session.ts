@@ -8,9 +8,12 @@
  * time to its first token, as in figure 1); the target is a ratio of at most
  * 1.3. The two sessions are prompted in alternating blocks, so both share the
  * machine's slow and fast spells: measured one after the other, the same code
- * read anywhere from 0.9× to 1.5×. The whole latency is printed beside it: at
- * 2,000 turns it also holds the mock reading and parsing a 250 KB request,
- * which is the model's time, not the service's.
+ * read anywhere from 0.9× to 1.5×. The mock parses the requests' bodies only
+ * after each block (`deferBodyParsing`): parsing a 250 KB request takes it
+ * 2–3 ms on the other of the machine's two cores, and the measured Worker's
+ * CPU grows with it (BENCHMARKS.md, figure 8, session 21). The whole latency
+ * is printed beside it: at 2,000 turns it also holds the mock reading a 250 KB
+ * request, which is the model's time, not the service's.
  * 8b: one session given 50 prompts of 200 KB (10 MB of history) under
  * HERMES_CONTEXT_WINDOW=5000000, against a session of one short turn: the
  * growth of the Worker isolate's memory (its V8 heap with the array buffers
@@ -44,10 +47,13 @@ function workerdRssMb(service: Service): number {
   return kb / 1024;
 }
 
-/** The mock answers with three tokens (its default echoes the prompt, which would double a 200 KB history). */
+/**
+ * The mock answers with three tokens (its default echoes the prompt, which would double a 200 KB history), and
+ * usage as scripted: its estimate would parse the request.
+ */
 function resetMock(service: Service): void {
   service.mock.reset();
-  service.mock.setScript("short", Array.from({ length: 5_000 }, () => ({ tokens: 3 })));
+  service.mock.setScript("short", Array.from({ length: 5_000 }, () => ({ tokens: 3, usage: { prompt_tokens: 1_000, completion_tokens: 3 } })));
 }
 
 /** Prompts in a row to one session before the other's turn (see `flatCost`). */
@@ -76,23 +82,31 @@ class Tally {
   }
 }
 
-/** `n` prompts to one session, added to its tally; `workerPid` is the Worker's workerd. */
-async function measureBlock(service: Service, workerPid: number, client: WsAcpClient, sessionId: string, n: number, label: string, tally: Tally): Promise<void> {
+/**
+ * `n` prompts to one session, added to its tally; `workerPid` is the Worker's workerd. Each request must carry
+ * at least `messages` messages: a history compacted away would measure nothing.
+ */
+async function measureBlock(service: Service, workerPid: number, client: WsAcpClient, sessionId: string, n: number, label: string, tally: Tally, messages: number): Promise<void> {
   const cpuMs = () => threadCpuMsOf(workerPid) ?? Number.NaN;
   const before = cpuMs();
+  const runs: { tag: string; run: Awaited<ReturnType<typeof runPrompt>> }[] = [];
   for (let i = 0; i < n; i++) {
     const tag = `${label} ${tally.prompts + i}`;
-    const run = await runPrompt(client, sessionId, `${tag} [[mock:short]]`);
+    runs.push({ tag, run: await runPrompt(client, sessionId, `${tag} [[mock:short]]`) });
+  }
+  tally.cpuMs += cpuMs() - before;
+  tally.prompts += n;
+  // The mock parses what it recorded only now, outside the measured CPU.
+  for (const { tag, run } of runs) {
     const call = callFor(service.mock, tag);
     const o = call && run.firstChunkAt !== undefined ? overheadOf(run.sentAt, run.firstChunkAt, call) : undefined;
     if (!o || run.firstChunkAt === undefined) throw new Error(`${tag}: no agent_message_chunk, or no model call the mock recorded a first token for`);
+    if (call!.body.messages.length < messages) throw new Error(`${tag}: the request held ${call!.body.messages.length} messages, not ${messages} or more`);
     tally.overheads.push(o.overhead);
     tally.latencies.push(run.firstChunkAt - run.sentAt);
     tally.inbound.push(o.inbound);
     tally.outbound.push(o.outbound);
   }
-  tally.cpuMs += cpuMs() - before;
-  tally.prompts += n;
 }
 
 async function grow(service: Service, client: WsAcpClient, sessionId: string, turns: number): Promise<void> {
@@ -103,10 +117,10 @@ async function grow(service: Service, client: WsAcpClient, sessionId: string, tu
 }
 
 async function flatCost(ctx: FigureContext, dir: string | undefined, name: string): Promise<SummaryRow[]> {
-  const [small, large, samples] = ctx.quick ? [10, 300, 20] : [10, 2_000, 100];
+  const [small, large, samples] = ctx.quick ? [10, 300, 20] : [10, 2_000, 400];
   if (dir) process.env["BENCH_SERVICE_DIR"] = dir;
   else delete process.env["BENCH_SERVICE_DIR"];
-  const service = await startService();
+  const service = await startService({ mock: { deferBodyParsing: true } });
   try {
     const workerPid = findWorkerPid(service.server);
     if (workerPid === undefined) throw new Error("the Worker's workerd process was not found");
@@ -123,10 +137,10 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
     const [atSmall, atLarge] = [new Tally(), new Tally()];
     for (let b = 0; b < samples / BLOCK; b++) {
       // Each round starts with the other session, so neither always follows the same one.
-      const round: [string, Tally, string][] = [[short, atSmall, "small"], [long, atLarge, "large"]];
-      for (const [sessionId, tally, label] of b % 2 === 0 ? round : round.reverse()) {
-        await measureBlock(service, workerPid, client, sessionId, BLOCK, label, tally);
-        // The mock keeps every request it parsed, at 2,000 turns 251 KB each: this process holds ten at most.
+      const round: [string, Tally, string, number][] = [[short, atSmall, "small", 2 * small], [long, atLarge, "large", 2 * large]];
+      for (const [sessionId, tally, label, messages] of b % 2 === 0 ? round : round.reverse()) {
+        await measureBlock(service, workerPid, client, sessionId, BLOCK, label, tally, messages);
+        // The mock keeps every request, at 2,000 turns 251 KB each: this process holds ten at most.
         resetMock(service);
       }
     }

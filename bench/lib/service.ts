@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { startMockOpenAI, type MockOpenAI } from "../../test/support/mock-openai.js";
+import { startMockOpenAI, type MockOpenAI, type MockOpenAIOptions } from "../../test/support/mock-openai.js";
 import { startDevServer, type DevServer } from "../../test/support/wrangler-dev.js";
 
 export const TOKEN = "tok-bench";
@@ -53,10 +53,11 @@ export interface ServiceOptions {
   extraVars?: Record<string, string>;
   /** wrangler's --persist-to (D1 and objects), for a figure that seeds D1 first; default a fresh temporary directory. */
   persistDir?: string;
+  mock?: MockOpenAIOptions;
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
-  const mock = await startMockOpenAI();
+  const mock = await startMockOpenAI(opts.mock);
   const started = performance.now();
   let server: DevServer;
   try {

@@ -101,6 +101,11 @@ export function findScriptKey(messages: ChatMessage[]): string | null {
   return null;
 }
 
+/** The first `[[mock:KEY]]` marker anywhere in `text` (a request body not yet parsed). */
+export function findScriptKeyIn(text: string): string | null {
+  return MARKER.exec(text)?.[1] ?? null;
+}
+
 /** What the mock does when no script applies: echo the last user message. */
 export function defaultStep(messages: ChatMessage[]): MockStep {
   const lastUser = [...messages].reverse().find((m) => m.role === "user");
@@ -178,10 +183,13 @@ export function planDeltas(step: MockStep): PlannedDelta[] {
 
 const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
 
-/** Usage as scripted, else a rough estimate (characters / 4; `tokens` steps count exactly). */
-export function usageOf(step: MockStep, body: ChatRequestBody): Usage {
+/**
+ * Usage as scripted, else a rough estimate (characters / 4; `tokens` steps
+ * count exactly). `request.body` is read only for the estimate.
+ */
+export function usageOf(step: MockStep, request: { readonly body: ChatRequestBody }): Usage {
   if (step.usage) return { ...step.usage, total_tokens: step.usage.prompt_tokens + step.usage.completion_tokens };
-  const prompt = estimateTokens(body.messages.map(messageText).join("").length);
+  const prompt = estimateTokens(request.body.messages.map(messageText).join("").length);
   const outputChars =
     contentPieces(step).join("").length +
     (step.reasoning ?? "").length +

@@ -259,3 +259,53 @@ describe("HTTP control API", () => {
     expect((await post("/_mock/scripts", { steps: [] })).status).toBe(400);
   });
 });
+
+describe("deferBodyParsing", () => {
+  let deferred: MockOpenAI;
+  beforeAll(async () => {
+    deferred = await startMockOpenAI({ deferBodyParsing: true });
+  });
+  afterAll(() => deferred.close());
+
+  const postChat = (body: string) =>
+    fetch(`${deferred.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer k" }, body });
+  const events = async (res: Response) =>
+    (await res.text())
+      .split("\n\n")
+      .filter((e) => e.startsWith("data: {"))
+      .map((e) => JSON.parse(e.slice("data: ".length)) as ChatCompletionChunk);
+
+  it("Should answer from the raw text, and parse the body when it is first read", async () => {
+    deferred.setScript("d", [{ tokens: 2, usage: { prompt_tokens: 7, completion_tokens: 2 } }]);
+    const client = new OpenAI({ apiKey: "k", baseURL: `${deferred.url}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: "mock-model-large",
+      messages: [{ role: "user", content: 'a "quoted" [[mock:d]] prompt' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(contents(chunks)).toEqual(["t0", " t1"]);
+    expect(chunks.every((c) => c.model === "mock-model-large")).toBe(true);
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 });
+    const [call] = deferred.calls("d");
+    expect(call?.body.messages).toEqual([{ role: "user", content: 'a "quoted" [[mock:d]] prompt' }]);
+  });
+
+  it("Should answer a body that is not JSON, and fail only when the body is read", async () => {
+    deferred.setScript("broken", [{ tokens: 1 }]);
+    const res = await postChat('{"model":"m","messages":[{"role":"user","content":"[[mock:broken]]"}],"stream":true,');
+    expect(res.status).toBe(200);
+    expect(contents(await events(res))).toEqual(["t0"]);
+    const [call] = deferred.calls("broken");
+    expect(() => call?.body).toThrow(SyntaxError);
+  });
+
+  it("Should find `stream` as a key, not inside a string", async () => {
+    deferred.setScript("plain", [{ text: "whole" }]);
+    const res = await postChat(JSON.stringify({ messages: [{ role: "user", content: '[[mock:plain]] "stream":true' }] }));
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe("whole");
+  });
+});
