@@ -10,7 +10,8 @@
  * turns, which is a good share of a delta's cost at 20,000 deltas a second.
  *
  * The body is read into one reused buffer where the stream allows it (see
- * `bodyReads`).
+ * `bodyReads`), and between two events a read waits for the next event's
+ * first `EVENT_MIN_BYTES` (see there).
  */
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 
@@ -27,6 +28,22 @@ type Parsed = ChatCompletionChunk & { error?: { message?: string } };
 const STREAM = { stream: true } as const;
 
 /**
+ * What a read waits for when the last one ended between two events, until
+ * the answer has finished. workerd hands a chunked body to JavaScript in
+ * pieces of at most one HTTP chunk and splits the first 26 or so bytes of each
+ * chunk off into a read of their own (it reads each chunk's header 32 bytes at
+ * a time), so a model's answer took two reads per event; a read that waits
+ * for 32 bytes takes the event whole, and a read is most of what each delta
+ * costs (BENCHMARKS.md, figure 2b, session 21). It never holds back an event
+ * of 32 bytes or more: OpenAI's smallest chunk with a delta is longer. What it
+ * may hold back until more bytes come is smaller: a keep-alive comment, which
+ * carries nothing. After the answer's finish (a `finish_reason` or the usage)
+ * reads take what there is, so `[DONE]` (14 bytes) is never held back by a
+ * server that keeps the body open after it.
+ */
+const EVENT_MIN_BYTES = 32;
+
+/**
  * The chunks of each body read, in order, as one non-empty array. An error
  * event or `[DONE]` ends the stream after the chunks before it are handed over.
  */
@@ -35,9 +52,10 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   const decoder = new TextDecoder();
   let lent: ArrayBufferLike = new ArrayBuffer(READ_BUFFER_BYTES);
   let buffer = "";
+  let finished = false;
   try {
     for (;;) {
-      const read = await reads.read(lent);
+      const read = await reads.read(lent, buffer === "" && !finished ? EVENT_MIN_BYTES : 1);
       const value = read.done ? undefined : read.value;
       if (value) lent = value.buffer;
       // A read may hand over no bytes: nothing to decode.
@@ -62,6 +80,7 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
           stop = new StreamedError(parsed.error.message ?? "the model API streamed an error");
           break;
         }
+        finished ||= parsed.usage != null || parsed.choices?.some((choice) => choice.finish_reason != null) === true;
         batch.push(parsed);
       }
       buffer = from === 0 ? buffer : buffer.slice(from);
@@ -77,8 +96,12 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
 
 /** A body's reads; a read's bytes are valid only until the next read. */
 interface BodyReads {
-  /** The next read: into `lent` where the stream takes a lent buffer, which the read's value hands back. */
-  read(lent: ArrayBufferLike): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /**
+   * The next read: into `lent` where the stream takes a lent buffer, which the
+   * read's value hands back; where the stream can, of `minBytes` or more unless
+   * the body ends first.
+   */
+  read(lent: ArrayBufferLike, minBytes: number): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(): Promise<void>;
 }
 
@@ -94,8 +117,10 @@ const READ_BUFFER_BYTES = 16 * 1024;
  * session 18). A stream that is not a byte stream is read with a default reader.
  *
  * `read` is the reader's own call, not wrapped in an async function: a
- * wrapper's promise and await on each of an answer's 40,000 reads cost about
- * 3 ms of CPU per 1,000 deltas (BENCHMARKS.md, figure 2b, session 20).
+ * wrapper's promise and await on each of an answer's 20,000–40,000 reads cost
+ * about 3 ms of CPU per 1,000 deltas (BENCHMARKS.md, figure 2b, session 20).
+ * A minimum takes workerd's `readAtLeast`; a reader without it (Node's, in
+ * unit tests) reads what there is.
  */
 function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
   let byob: ReadableStreamBYOBReader;
@@ -105,7 +130,11 @@ function bodyReads(body: ReadableStream<Uint8Array>): BodyReads {
     const plain = body.getReader();
     return { read: () => plain.read(), cancel: () => plain.cancel() };
   }
-  return { read: (lent) => byob.read(new Uint8Array(lent)), cancel: () => byob.cancel() };
+  const readAtLeast = (byob as Partial<Pick<ReadableStreamBYOBReader, "readAtLeast">>).readAtLeast?.bind(byob);
+  return {
+    read: (lent, minBytes) => (minBytes > 1 && readAtLeast ? readAtLeast(minBytes, new Uint8Array(lent)) : byob.read(new Uint8Array(lent))),
+    cancel: () => byob.cancel(),
+  };
 }
 
 /**
@@ -119,7 +148,7 @@ async function drainRest(reads: BodyReads, lent: ArrayBufferLike, limitMs = 50, 
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limitMs)));
   try {
     for (let bytes = 0; bytes <= limitBytes; ) {
-      const result: ReadableStreamReadResult<Uint8Array> | "timeout" = await Promise.race([reads.read(lent), timeout]);
+      const result: ReadableStreamReadResult<Uint8Array> | "timeout" = await Promise.race([reads.read(lent, 1), timeout]);
       if (result === "timeout" || result.done) return;
       lent = result.value.buffer;
       bytes += result.value.byteLength;
