@@ -8,12 +8,13 @@
  * time to its first token, as in figure 1); the target is a ratio of at most
  * 1.3. The two sessions are prompted in alternating blocks, so both share the
  * machine's slow and fast spells: measured one after the other, the same code
- * read anywhere from 0.9× to 1.5×. The mock parses the requests' bodies only
- * after each block (`deferBodyParsing`): parsing a 250 KB request takes it
- * 2–3 ms on the other of the machine's two cores, and the measured Worker's
- * CPU grows with it (BENCHMARKS.md, figure 8, session 21). The whole latency
- * is printed beside it: at 2,000 turns it also holds the mock reading a 250 KB
- * request, which is the model's time, not the service's.
+ * read anywhere from 0.9× to 1.5×. The mock decodes and parses the requests'
+ * bodies only after each block (`deferBodyParsing`): doing so for a 250 KB
+ * request as it arrived took the bench's process 2–3 ms on the machine's two
+ * cores, and the measured Worker's CPU and first token grew with it
+ * (BENCHMARKS.md, figure 8, session 21). The whole latency is printed beside
+ * it: at 2,000 turns it also holds the mock reading a 250 KB request, which is
+ * the model's time, not the service's.
  * 8b: one session given 50 prompts of 200 KB (10 MB of history) under
  * HERMES_CONTEXT_WINDOW=5000000, against a session of one short turn: the
  * growth of the Worker isolate's memory (its V8 heap with the array buffers
@@ -96,7 +97,7 @@ async function measureBlock(service: Service, workerPid: number, client: WsAcpCl
   }
   tally.cpuMs += cpuMs() - before;
   tally.prompts += n;
-  // The mock parses what it recorded only now, outside the measured CPU.
+  // The mock decodes and parses what it recorded only now, outside the measured CPU.
   for (const { tag, run } of runs) {
     const call = callFor(service.mock, tag);
     const o = call && run.firstChunkAt !== undefined ? overheadOf(run.sentAt, run.firstChunkAt, call) : undefined;

@@ -84,13 +84,13 @@ export interface MockOpenAIOptions {
    */
   ref?: boolean;
   /**
-   * Parse a chat request's body when its `RecordedCall.body` is first read,
-   * not as it arrives; the script marker, `stream`, `include_usage` and the
-   * model are found in the raw JSON text instead, and a body that is not JSON
-   * fails only when read. For benchmarks on one machine: parsing a 250 KB
-   * request takes this process 2–3 ms, and that work on the machine's other
-   * core shows in the measured Worker's own CPU time (BENCHMARKS.md, figure 8).
-   * Default false.
+   * Decode and parse a chat request's body when its `RecordedCall.body` is
+   * first read, not as it arrives; the script marker, `stream`,
+   * `include_usage` and the model are found in the raw bytes instead, and a
+   * body that is not JSON fails only when read. For benchmarks on one
+   * machine: decoding and parsing a 250 KB request as it arrived took this
+   * process 2–3 ms, and that work showed in the measured Worker's own CPU time
+   * and first token (BENCHMARKS.md, figure 8, session 21). Default false.
    */
   deferBodyParsing?: boolean;
 }
@@ -141,14 +141,14 @@ function sendError(res: ServerResponse, status: number, message?: string): void 
   sendJson(res, status, errorBody(status, message), headers);
 }
 
-async function readText(req: IncomingMessage): Promise<string> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
+  return Buffer.concat(parts);
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const text = await readText(req);
+  const text = (await readBytes(req)).toString("utf8");
   return text ? JSON.parse(text) : undefined;
 }
 
@@ -177,21 +177,43 @@ function parsedRequest(body: ChatRequestBody): ChatRequest {
 }
 
 /**
- * The same facts from the raw text. A quote inside a JSON string is always
- * escaped, so `"stream":true` in the text is a key and its value; a marker is
- * found wherever it is, not only in a message's text.
+ * The same facts from the raw bytes, which are decoded only when the body is
+ * read: at 250 KB, decoding them as each request arrives was most of what
+ * the mock's work added to the figure (BENCHMARKS.md, figure 8, session 21).
+ * A quote inside a JSON string is always escaped, so `"stream":true` in the
+ * bytes is a key and its value; a marker is found wherever it is, not only in
+ * a message's text.
  */
-function deferredRequest(text: string): ChatRequest {
+function deferredRequest(bytes: Buffer): ChatRequest {
   let body: ChatRequestBody | undefined;
   return {
     get body() {
-      return (body ??= JSON.parse(text) as ChatRequestBody);
+      return (body ??= JSON.parse(bytes.toString("utf8")) as ChatRequestBody);
     },
-    key: findScriptKeyIn(text),
-    model: /"model":"([^"\\]*)"/.exec(text)?.[1] ?? MODELS[0]!,
-    stream: text.includes('"stream":true'),
-    includeUsage: text.includes('"include_usage":true'),
+    key: scriptKeyIn(bytes),
+    model: stringAfter(bytes, '"model":"') ?? MODELS[0]!,
+    stream: bytes.includes('"stream":true'),
+    includeUsage: bytes.includes('"include_usage":true'),
   };
+}
+
+/** The first whole `[[mock:KEY]]` marker in `bytes`, decoding only around each `[[mock:`. */
+function scriptKeyIn(bytes: Buffer): string | null {
+  for (let at = bytes.indexOf("[[mock:"); at !== -1; at = bytes.indexOf("[[mock:", at + 1)) {
+    const key = findScriptKeyIn(bytes.toString("utf8", at, at + 256));
+    if (key !== null) return key;
+  }
+  return null;
+}
+
+/** The JSON string that follows the first `prefix` in `bytes`, when it has no escapes. */
+function stringAfter(bytes: Buffer, prefix: string): string | undefined {
+  const from = bytes.indexOf(prefix);
+  if (from === -1) return undefined;
+  const start = from + Buffer.byteLength(prefix);
+  const end = bytes.indexOf('"', start);
+  const value = end === -1 ? undefined : bytes.toString("utf8", start, end);
+  return value === undefined || value.includes("\\") ? undefined : value;
 }
 
 function hasBearer(req: IncomingMessage): boolean {
@@ -271,7 +293,7 @@ async function handleChat(state: MockState, req: IncomingMessage, res: ServerRes
   const atEpochMs = Date.now();
   if (!hasBearer(req)) return sendError(res, 401, "Missing bearer token");
   let request: ChatRequest;
-  if (state.deferBodyParsing) request = deferredRequest(await readText(req));
+  if (state.deferBodyParsing) request = deferredRequest(await readBytes(req));
   else {
     let body: unknown;
     try {

@@ -302,6 +302,12 @@ describe("deferBodyParsing", () => {
     expect(() => call?.body).toThrow(SyntaxError);
   });
 
+  it("Should take the first whole marker, past one that is not", async () => {
+    deferred.setScript("good", [{ text: "from good" }]);
+    const res = await postChat(JSON.stringify({ stream: false, messages: [{ role: "user", content: "[[mock: bad]] [[mock:good]]" }] }));
+    expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe("from good");
+  });
+
   it("Should find `stream` as a key, not inside a string", async () => {
     deferred.setScript("plain", [{ text: "whole" }]);
     const res = await postChat(JSON.stringify({ messages: [{ role: "user", content: '[[mock:plain]] "stream":true' }] }));
