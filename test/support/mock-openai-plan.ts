@@ -101,7 +101,7 @@ export function findScriptKey(messages: ChatMessage[]): string | null {
   return null;
 }
 
-/** The first `[[mock:KEY]]` marker anywhere in `text` (a request body not yet parsed). */
+/** The first `[[mock:KEY]]` marker anywhere in `text` (a piece of a request body not yet parsed). */
 export function findScriptKeyIn(text: string): string | null {
   return MARKER.exec(text)?.[1] ?? null;
 }

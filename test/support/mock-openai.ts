@@ -158,7 +158,7 @@ function isChatBody(value: unknown): value is ChatRequestBody {
 
 /** A chat request as the mock acts on it. */
 interface ChatRequest {
-  /** The body; with `deferBodyParsing`, parsed when first read. */
+  /** The body; with `deferBodyParsing`, decoded and parsed when first read. */
   readonly body: ChatRequestBody;
   key: string | null;
   model: string;
