@@ -101,8 +101,8 @@ async function measureBlock(service: Service, workerPid: number, client: WsAcpCl
   for (const { tag, run } of runs) {
     const call = callFor(service.mock, tag);
     const o = call && run.firstChunkAt !== undefined ? overheadOf(run.sentAt, run.firstChunkAt, call) : undefined;
-    if (!o || run.firstChunkAt === undefined) throw new Error(`${tag}: no agent_message_chunk, or no model call the mock recorded a first token for`);
-    if (call!.body.messages.length < messages) throw new Error(`${tag}: the request held ${call!.body.messages.length} messages, not ${messages} or more`);
+    if (!call || !o || run.firstChunkAt === undefined) throw new Error(`${tag}: no agent_message_chunk, or no model call the mock recorded a first token for`);
+    if (call.body.messages.length < messages) throw new Error(`${tag}: the request held ${call.body.messages.length} messages, not ${messages} or more`);
     tally.overheads.push(o.overhead);
     tally.latencies.push(run.firstChunkAt - run.sentAt);
     tally.inbound.push(o.inbound);
