@@ -28,38 +28,48 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelDelta, ModelResult> {
-    let response: Response;
+    // The call's own signal follows the turn's; `#post` adds the headers timeout. Joined by hand:
+    // `AbortSignal.any` cost about 20 µs a call in workerd, a listener about 4 (BENCHMARKS.md, figure 1b, session 22).
+    const call = new AbortController();
+    const follow = () => call.abort(request.signal.reason);
+    request.signal.addEventListener("abort", follow);
+    if (request.signal.aborted) follow();
     try {
-      response = await this.#post(request);
-    } catch (err) {
-      throw toProviderError(err, request.signal);
-    }
-    const calls = new ToolCallAssembler();
-    let finishReason: FinishReason = "unknown";
-    let usage: ModelResult["usage"];
-    try {
-      if (!response.body) throw new Error("the model API answered without a body");
-      // One step per body read (see `sseBatches`); each delta still goes on by itself, so coalescing stays the turn loop's.
-      for await (const batch of sseBatches(response.body)) {
-        for (const chunk of batch) {
-          if (chunk.usage) {
-            // Some OpenAI-compatible servers leave a field out; a missing count is 0, never NaN.
-            usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
-          }
-          const choice = chunk.choices[0];
-          if (!choice) continue;
-          const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
-          const reasoning = delta.reasoning_content ?? delta.reasoning;
-          if (reasoning) yield { type: "reasoning", text: reasoning };
-          if (delta.content) yield { type: "text", text: delta.content };
-          for (const call of delta.tool_calls ?? []) calls.add(call);
-          if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
-        }
+      let response: Response;
+      try {
+        response = await this.#post(request, call);
+      } catch (err) {
+        throw toProviderError(err, request.signal);
       }
-    } catch (err) {
-      throw toProviderError(err, request.signal);
+      const calls = new ToolCallAssembler();
+      let finishReason: FinishReason = "unknown";
+      let usage: ModelResult["usage"];
+      try {
+        if (!response.body) throw new Error("the model API answered without a body");
+        // One step per body read (see `sseBatches`); each delta still goes on by itself, so coalescing stays the turn loop's.
+        for await (const batch of sseBatches(response.body)) {
+          for (const chunk of batch) {
+            if (chunk.usage) {
+              // Some OpenAI-compatible servers leave a field out; a missing count is 0, never NaN.
+              usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+            }
+            const choice = chunk.choices[0];
+            if (!choice) continue;
+            const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
+            const reasoning = delta.reasoning_content ?? delta.reasoning;
+            if (reasoning) yield { type: "reasoning", text: reasoning };
+            if (delta.content) yield { type: "text", text: delta.content };
+            for (const toolCall of delta.tool_calls ?? []) calls.add(toolCall);
+            if (choice.finish_reason) finishReason = normalizeFinish(choice.finish_reason);
+          }
+        }
+      } catch (err) {
+        throw toProviderError(err, request.signal);
+      }
+      return { finishReason, toolCalls: calls.complete(), usage };
+    } finally {
+      request.signal.removeEventListener("abort", follow);
     }
-    return { finishReason, toolCalls: calls.complete(), usage };
   }
 
   /**
@@ -68,14 +78,13 @@ export class OpenAIProvider implements ModelProvider {
    * 0.1–0.3 ms of CPU and of latency per model call (BENCHMARKS.md, figure 1b).
    * A refused request throws the client's own `APIError` for its status.
    */
-  async #post(request: ModelRequest): Promise<Response> {
+  async #post(request: ModelRequest, call: AbortController): Promise<Response> {
     const { url, headers } = await (this.#target ??= this.#buildTarget());
-    const timedOut = new AbortController();
-    const timer = setTimeout(() => timedOut.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
+    const timer = setTimeout(() => call.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
     let response: Response;
     try {
       // The body is bytes lent by `chatRequestBody`: `fetch` copies them when called.
-      response = await fetch(url, { method: "POST", headers, body: chatRequestBody(request), signal: AbortSignal.any([request.signal, timedOut.signal]) });
+      response = await fetch(url, { method: "POST", headers, body: chatRequestBody(request), signal: call.signal });
     } finally {
       clearTimeout(timer);
     }
@@ -86,13 +95,19 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   /**
-   * The URL and headers the client's own `post` would send. They depend only
-   * on the client's options (the OpenAI client adds no per-request idempotency
-   * key), so they are built once per provider rather than once per model call.
+   * The URL and headers the client's own `post` would send, less its
+   * `x-stainless-*` telemetry (its runtime, OS and retry count as it sees
+   * them): workerd copies every header of a request several times on its way
+   * out, and those cost about 0.2 ms of each model call's first token
+   * (BENCHMARKS.md, figure 1b, session 22). They depend only on the client's
+   * options (the OpenAI client adds no per-request idempotency key), so they
+   * are built once per provider rather than once per model call.
    */
   async #buildTarget(): Promise<{ url: string; headers: Headers }> {
     const { req, url } = await this.#client.buildRequest({ method: "post", path: "/chat/completions", headers: { "content-type": "application/json" }, stream: true });
-    return { url, headers: new Headers(req.headers) };
+    const headers = new Headers(req.headers);
+    for (const name of [...headers.keys()]) if (name.startsWith("x-stainless-")) headers.delete(name);
+    return { url, headers };
   }
 }
 
