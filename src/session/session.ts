@@ -240,7 +240,7 @@ export class Session {
     });
     // The answer waits until workerd has nothing else to run (a timer fires only then). Answered at
     // once, it went out first when the prompt's commit opened the output gate, and the connection
-    // object's work on it came before the model request of the turn the prompt started: 0.2-0.4 ms
+    // object's work on it came before the model request of the turn the prompt started: 0.15–0.4 ms
     // on the way to the first token (figure 1b, BENCHMARKS.md, session 22).
     await new Promise((resolve) => setTimeout(resolve, 0));
     return null;
