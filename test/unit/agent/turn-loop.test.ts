@@ -4,7 +4,7 @@
 import type { SessionUpdate, ToolCallContent, ToolKind } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ChatMessage, ModelProvider } from "../../../src/agent/model-provider.js";
+import type { ChatMessage, ModelProvider, ModelRequest } from "../../../src/agent/model-provider.js";
 import { OpenAIProvider } from "../../../src/agent/openai-provider.js";
 import type { RetryPolicy } from "../../../src/agent/retry.js";
 import { DEFAULT_MAX_MODEL_CALLS, runTurn, type TurnDeps, type TurnInput } from "../../../src/agent/turn-loop.js";
@@ -712,5 +712,32 @@ describe("runTurn: cancellation", () => {
     expect(mock.calls(key)).toHaveLength(1);
     expect(h.updates).toEqual([]);
     expect(h.recorded).toEqual([]);
+  });
+});
+
+/** A model request for the provider alone, outside a turn. */
+function providerRequest(key: string, signal: AbortSignal): ModelRequest {
+  return { model: "mock-model", messages: [{ role: "system", content: `[[mock:${key}]]` }, { role: "user", content: "Hi" }], tools: [], signal };
+}
+
+describe("OpenAIProvider: the turn's signal", () => {
+  it("makes no request when the turn is cancelled already", async () => {
+    mock.setScript("before", [{ text: "never sent" }]);
+    const turn = new AbortController();
+    turn.abort();
+    await expect(provider.stream(providerRequest("before", turn.signal)).next()).rejects.toThrow();
+    expect(mock.calls("before")).toHaveLength(0);
+  });
+
+  it("cancelling while the answer streams ends the request, not only the reading", async () => {
+    // A second chunk 30 s later: a read the cancel did not reach would wait for it.
+    mock.setScript("during", [{ text: "Hello there", chunkSize: 6, chunkDelayMs: 30_000 }]);
+    const turn = new AbortController();
+    const stream = provider.stream(providerRequest("during", turn.signal));
+    expect(await stream.next()).toEqual({ done: false, value: { type: "text", text: "Hello " } });
+    turn.abort();
+    await expect(stream.next()).rejects.toThrow();
+    // The mock sees its socket closed.
+    await expect.poll(() => mock.calls("during")[0]?.endAt, { timeout: 5_000 }).toBeDefined();
   });
 });
