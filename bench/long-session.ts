@@ -83,20 +83,33 @@ class Tally {
   }
 }
 
-/**
- * `n` prompts to one session, added to its tally; `workerPid` is the Worker's workerd. Each request must carry
- * at least `messages` messages: a history compacted away would measure nothing.
- */
-async function measureBlock(service: Service, workerPid: number, client: WsAcpClient, sessionId: string, n: number, label: string, tally: Tally, messages: number): Promise<void> {
+/** The service under test, its Worker's workerd and the client that prompts it. */
+interface Bench {
+  service: Service;
+  workerPid: number;
+  client: WsAcpClient;
+}
+
+/** One session's side of the figure: its prompts' tag, its tally, and the fewest messages its requests may carry. */
+interface Side {
+  sessionId: string;
+  label: string;
+  tally: Tally;
+  /** A history compacted away would measure nothing. */
+  messages: number;
+}
+
+/** `BLOCK` prompts to one session, added to its tally. */
+async function measureBlock({ service, workerPid, client }: Bench, { sessionId, label, tally, messages }: Side): Promise<void> {
   const cpuMs = () => threadCpuMsOf(workerPid) ?? Number.NaN;
   const before = cpuMs();
   const runs: { tag: string; run: Awaited<ReturnType<typeof runPrompt>> }[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < BLOCK; i++) {
     const tag = `${label} ${tally.prompts + i}`;
     runs.push({ tag, run: await runPrompt(client, sessionId, `${tag} [[mock:short]]`) });
   }
   tally.cpuMs += cpuMs() - before;
-  tally.prompts += n;
+  tally.prompts += BLOCK;
   // The mock decodes and parses what it recorded only now, outside the measured CPU.
   for (const { tag, run } of runs) {
     const call = callFor(service.mock, tag);
@@ -136,11 +149,15 @@ async function flatCost(ctx: FigureContext, dir: string | undefined, name: strin
     await grow(service, client, short, small);
     resetMock(service);
     const [atSmall, atLarge] = [new Tally(), new Tally()];
+    const bench: Bench = { service, workerPid, client };
+    const sides: Side[] = [
+      { sessionId: short, label: "small", tally: atSmall, messages: 2 * small },
+      { sessionId: long, label: "large", tally: atLarge, messages: 2 * large },
+    ];
     for (let b = 0; b < samples / BLOCK; b++) {
       // Each round starts with the other session, so neither always follows the same one.
-      const round: [string, Tally, string, number][] = [[short, atSmall, "small", 2 * small], [long, atLarge, "large", 2 * large]];
-      for (const [sessionId, tally, label, messages] of b % 2 === 0 ? round : round.reverse()) {
-        await measureBlock(service, workerPid, client, sessionId, BLOCK, label, tally, messages);
+      for (const side of b % 2 === 0 ? sides : [...sides].reverse()) {
+        await measureBlock(bench, side);
         // The mock keeps every request, at 2,000 turns 251 KB each: this process holds ten at most.
         resetMock(service);
       }
