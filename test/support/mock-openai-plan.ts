@@ -95,8 +95,8 @@ export function messageText(message: ChatMessage): string {
 /** The first `[[mock:KEY]]` marker, searching from the first message so a system prompt can carry it. */
 export function findScriptKey(messages: ChatMessage[]): string | null {
   for (const message of messages) {
-    const match = MARKER.exec(messageText(message));
-    if (match?.[1]) return match[1];
+    const key = findScriptKeyIn(messageText(message));
+    if (key !== null) return key;
   }
   return null;
 }
