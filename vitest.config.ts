@@ -27,12 +27,17 @@ export const TEST_ADMIN_TOKEN = "admin-test-token";
 export const TEST_TENANT_LIMITS = JSON.stringify({ maxConcurrentTurns: 64, maxConcurrentSubagents: 64, dailyTokens: 50_000_000 });
 
 /**
- * Workers files that get a runtime of their own (project `workers-alone`): they count every D1 call
- * and fetch the isolate makes during a turn, and sessions that earlier files left behind still write
- * (their index touches) in a shared one. The rest (project `workers`) share one runtime per pool
- * worker, so their tests assert only on what they create themselves: their own sessions, keys, tenants.
+ * Workers files that get a runtime of their own (project `workers-alone`). The rest (project `workers`)
+ * share one runtime per pool worker, where sessions that earlier files left behind still run, so their
+ * tests assert only on what they create themselves: their own sessions, keys, tenants.
  */
-const ALONE_WORKERS_TESTS = ["test/workers/turn-budget.test.ts"];
+const ALONE_WORKERS_TESTS = [
+  // Counts every D1 call and fetch the isolate makes during a turn; left-behind sessions' index touches would count.
+  "test/workers/turn-budget.test.ts",
+  // Fake timers replace the isolate's `setTimeout`: a left-behind session's timers would land on the fake clock,
+  // and the test's advance would run them here, on that session's storage from this test's object (CI, stop 47).
+  "test/workers/session-slots.test.ts",
+];
 
 /**
  * Unit-level files that spawn subprocesses (deploy's fake and real wrangler, the

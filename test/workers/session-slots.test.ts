@@ -5,6 +5,7 @@
  * `maxConcurrentTurns` or `maxConcurrentSubagents`).
  * The tenant here is a fake whose answers the test releases one by one, so
  * each case lands inside the call; the store is a real session object's SQLite.
+ * It runs in a runtime of its own (`workers-alone`): its fake timers replace the isolate's.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
