@@ -233,6 +233,14 @@ async function delay(ms: number | undefined): Promise<void> {
   if (ms && ms > 0) await sleep(ms);
 }
 
+/**
+ * Waits until `performance.now()` reaches `due`. One timer is not enough: Node schedules it from the event
+ * loop's cached clock, which can lag by most of a millisecond, so it may fire that much early.
+ */
+async function until(due: number): Promise<void> {
+  for (let left = due - performance.now(); left > 0; left = due - performance.now()) await sleep(Math.ceil(left));
+}
+
 /** Writes a streamed reply; stops quietly if the client goes away. */
 async function streamReply(res: ServerResponse, step: MockStep, call: RecordedCall, request: ChatRequest, id: string): Promise<void> {
   const created = Math.floor(Date.now() / 1000);
@@ -260,7 +268,7 @@ async function streamReply(res: ServerResponse, step: MockStep, call: RecordedCa
       return;
     }
     if (step.chunkIntervalMs !== undefined) {
-      if (i > 0) await delay(Math.ceil(pacedFrom + i * step.chunkIntervalMs - performance.now()));
+      if (i > 0) await until(pacedFrom + i * step.chunkIntervalMs);
     } else if (i > 0) await delay(step.chunkDelayMs);
     res.write(event);
     const now = performance.now();
