@@ -24,23 +24,12 @@ function openBody(pieces: string[]): ReadableStream<Uint8Array> {
   });
 }
 
-const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;
-const content = (text: string): ChatCompletionChunk => ({
-  id: "c",
-  object: "chat.completion.chunk",
-  created: 0,
-  model: "m",
-  choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
-});
-const finish: ChatCompletionChunk = { id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] };
-const usage: ChatCompletionChunk = {
-  id: "c",
-  object: "chat.completion.chunk",
-  created: 0,
-  model: "m",
-  choices: [],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-};
+const event = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
+/** A streamed chunk with `fields` over an empty one. */
+const chunk = (fields: Partial<ChatCompletionChunk>): ChatCompletionChunk => ({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [], ...fields });
+const content = (text: string) => chunk({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const finish = chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+const usage = chunk({ usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
 
 /** The next batch, or "held" when it has not come within a second (a correct read hands it over at once). */
 async function nextOrHeld(batches: AsyncGenerator<ChatCompletionChunk[]>): Promise<IteratorResult<ChatCompletionChunk[]> | "held"> {
